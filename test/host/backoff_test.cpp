@@ -1,0 +1,117 @@
+// The waiting policies: delay sequences (floor, growth, ceiling, proportionality) and that
+// waiting on the host really gives the processor away.
+
+#include <unisync/backoff.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <ctime>
+#include <vector>
+
+namespace {
+
+using unisync::backoff_tuning;
+
+TEST(ExponentialBackoff, StartsAtTheFloor)
+{
+  unisync::exponential_backoff backoff;
+  EXPECT_EQ(backoff.next_delay_ns(1), backoff_tuning::exponential_floor_ns);
+}
+
+TEST(ExponentialBackoff, GrowsByHalfTheHistory)
+{
+  unisync::exponential_backoff backoff;
+  std::uint32_t history = 0;
+  for (int poll = 0; poll < 12; ++poll) {
+    std::uint32_t expected = history / 2;
+    if (expected < backoff_tuning::exponential_floor_ns) expected = backoff_tuning::exponential_floor_ns;
+    EXPECT_EQ(backoff.next_delay_ns(1), expected) << "poll " << poll;
+    history += backoff_tuning::exponential_growth_ns + expected;
+  }
+}
+
+TEST(ExponentialBackoff, NeverDecreasesAndStopsAtTheCeiling)
+{
+  unisync::exponential_backoff backoff;
+  std::uint32_t previous = 0;
+  for (int poll = 0; poll < 200; ++poll) {
+    std::uint32_t const delay = backoff.next_delay_ns(1);
+    EXPECT_GE(delay, previous);
+    EXPECT_LE(delay, backoff_tuning::ceiling_ns);
+    previous = delay;
+  }
+  EXPECT_EQ(previous, backoff_tuning::ceiling_ns);
+}
+
+TEST(ExponentialBackoff, IgnoresTheDistance)
+{
+  unisync::exponential_backoff near;
+  unisync::exponential_backoff far;
+  for (int poll = 0; poll < 10; ++poll) EXPECT_EQ(near.next_delay_ns(1), far.next_delay_ns(1000));
+}
+
+TEST(ProportionalBackoff, IsTheDistanceTimesTheUnit)
+{
+  unisync::proportional_backoff backoff;
+  for (std::uint32_t distance : {1u, 2u, 7u, 100u}) {
+    EXPECT_EQ(backoff.next_delay_ns(distance), distance * backoff_tuning::proportional_unit_ns);
+  }
+  EXPECT_EQ(backoff.next_delay_ns(0), backoff_tuning::proportional_unit_ns) << "distance 0 counts as 1";
+}
+
+TEST(ProportionalBackoff, HasNoHistory)
+{
+  unisync::proportional_backoff backoff;
+  for (int poll = 0; poll < 10; ++poll) EXPECT_EQ(backoff.next_delay_ns(3), 3 * backoff_tuning::proportional_unit_ns);
+}
+
+TEST(ProportionalBackoff, CapsAMisleadingForecastAtTheCeiling)
+{
+  unisync::proportional_backoff backoff;
+  EXPECT_EQ(backoff.next_delay_ns(4'000'000'000u), backoff_tuning::ceiling_ns);
+  EXPECT_EQ(backoff.next_delay_ns(backoff_tuning::ceiling_ns / backoff_tuning::proportional_unit_ns),
+            backoff_tuning::ceiling_ns);
+}
+
+TEST(NoBackoff, NeverDelays)
+{
+  unisync::no_backoff backoff;
+  EXPECT_EQ(backoff.next_delay_ns(1000), 0u);
+}
+
+struct custom_tuning : backoff_tuning {
+  static constexpr std::uint32_t proportional_unit_ns = 1000;
+};
+
+TEST(ProportionalBackoff, TakesItsConstantsFromTheTuning)
+{
+  unisync::basic_proportional_backoff<custom_tuning> backoff;
+  EXPECT_EQ(backoff.next_delay_ns(3), 3000u);
+}
+
+double thread_cpu_seconds()
+{
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+TEST(HostPause, LongDelaysSleepWithoutBurningTheProcessor)
+{
+  // Ten pauses at 20x the yield threshold: at least that long in wall time, and a small
+  // fraction of it on the processor, which only sleeping gives.
+  unisync::proportional_backoff backoff;
+  std::uint32_t const distance = 20 * backoff_tuning::host_sleep_threshold_ns / backoff_tuning::proportional_unit_ns;
+  std::uint32_t const delay_ns = backoff.next_delay_ns(distance);
+  ASSERT_GE(delay_ns, backoff_tuning::host_sleep_threshold_ns);
+  auto const start = std::chrono::steady_clock::now();
+  double const cpu_start = thread_cpu_seconds();
+  for (int pause = 0; pause < 10; ++pause) backoff.pause(distance);
+  double const cpu = thread_cpu_seconds() - cpu_start;
+  double const wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(wall, 10 * delay_ns * 1e-9);
+  EXPECT_LT(cpu, 0.5 * wall) << "a sleeping pause should leave the processor to others";
+}
+
+}  // namespace
