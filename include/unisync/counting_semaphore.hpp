@@ -1,0 +1,139 @@
+#pragma once
+
+#include <unisync/backoff.hpp>
+#include <unisync/detail/atomic.hpp>
+#include <unisync/detail/chrono.hpp>
+#include <unisync/detail/config.hpp>
+#include <unisync/detail/groups.hpp>
+#include <unisync/detail/platform.hpp>
+
+#include <cuda/atomic>
+#include <cuda/std/chrono>
+#include <cuda/std/cstddef>
+#include <cuda/std/cstdint>
+
+#include <chrono>
+
+namespace unisync {
+
+/// The largest count any unisync semaphore supports: 2^30 - 1. The counters are 32-bit and
+/// compared by wrapping distance, which must stay below 2^31 with the count and the number
+/// of waiters together.
+inline constexpr cuda::std::ptrdiff_t semaphore_max = (cuda::std::ptrdiff_t{1} << 30) - 1;
+
+/**
+ * @brief std::counting_semaphore that CPU threads and GPU threads share: a FIFO
+ * fetch-and-add ("sleeping") semaphore.
+ *
+ * Two wrapping 32-bit counters on separate 128-byte lines: tickets_taken and
+ * permits_granted (the initial count plus every release). `acquire()` takes a ticket with
+ * one `fetch_add` and proceeds once its ticket is below permits_granted, pausing in
+ * proportion to the tickets still to be served before it; `release(n)` adds n to
+ * permits_granted with one `fetch_add`. The count is permits_granted - tickets_taken
+ * (negative while threads wait). Permits go to waiters in ticket order.
+ *
+ * `try_acquire()` and the timed acquires never take a ticket they might not use (an
+ * abandoned ticket would swallow a permit): they compare-exchange tickets_taken only when
+ * a permit is free for the next ticket, so they do not queue.
+ *
+ * Memory ordering: everything a thread did before `release()` is visible to a thread
+ * whose `acquire()` was admitted by that release. `release` is a release fetch_add at
+ * `Scope`; the acquirer's load of permits_granted that admits it is an acquire at
+ * `Scope`. Later releases continue the release sequence of earlier ones, so observing
+ * any later value also synchronizes with the earlier releasers. Taking a ticket is
+ * relaxed: it publishes nothing.
+ *
+ * @tparam Scope         every thread that uses the object must be inside this scope.
+ * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
+ *                       `semaphore_max`.
+ * @tparam Backoff       waiting policy; `proportional_backoff` (default) uses the
+ *                       number of tickets ahead as the forecast.
+ */
+template <cuda::thread_scope Scope, cuda::std::ptrdiff_t LeastMaxValue = semaphore_max,
+          class Backoff = proportional_backoff>
+class basic_counting_semaphore {
+  static_assert(LeastMaxValue >= 0 && LeastMaxValue <= semaphore_max,
+                "unisync::counting_semaphore supports LeastMaxValue in [0, unisync::semaphore_max]");
+
+ public:
+  /// The largest count: `LeastMaxValue`.
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::ptrdiff_t max() noexcept { return LeastMaxValue; }
+
+  /// Preconditions: 0 <= desired <= max(), checked in every build. In a constant
+  /// expression (a `__managed__`, `__device__` or `constexpr` object) a violation does
+  /// not compile; at run time the host throws unisync::error and the device traps.
+  UNISYNC_HOST_DEVICE constexpr explicit basic_counting_semaphore(cuda::std::ptrdiff_t desired)
+      : permits_granted_(static_cast<cuda::std::uint32_t>(desired))
+  {
+    UNISYNC_EXPECTS(desired >= 0 && desired <= max(), "counting_semaphore(desired) needs 0 <= desired <= max()");
+  }
+  basic_counting_semaphore(basic_counting_semaphore const&) = delete;
+  basic_counting_semaphore& operator=(basic_counting_semaphore const&) = delete;
+
+  /// Adds `update` permits, waking up to `update` waiters in ticket order.
+  /// Preconditions (checked in debug builds): update >= 0 and the count stays <= max().
+  /// Cost: one release fetch_add at `Scope`.
+  UNISYNC_HOST_DEVICE void release(cuda::std::ptrdiff_t update = 1);
+
+  /// Takes a ticket and blocks until a permit is granted to it. Progress:
+  /// starvation-free while permits keep being released; FIFO. Cost: one fetch_add at
+  /// `Scope`, then one acquire load per poll.
+  UNISYNC_HOST_DEVICE void acquire();
+
+  /// Takes a permit if one is free for the next ticket; never blocks and never takes a
+  /// ticket it does not use. Cost: two loads and at most one compare-exchange.
+  UNISYNC_HOST_DEVICE bool try_acquire() noexcept;
+
+  /// Retries try_acquire() until it succeeds or `timeout` passes; never takes a ticket.
+  template <class Rep, class Period>
+  UNISYNC_HOST_DEVICE bool try_acquire_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_acquire_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  UNISYNC_HOST_DEVICE bool try_acquire_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_acquire_within(detail::nanoseconds_until(when));
+  }
+  template <class Rep, class Period>
+  bool try_acquire_for(std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_acquire_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  bool try_acquire_until(std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_acquire_within(detail::nanoseconds_until(when));
+  }
+
+#if defined(__CUDACC__)
+  /// Group overloads: every thread of `group` calls them together; the leader acquires
+  /// (or releases) one permit for the whole group and the group synchronizes.
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void acquire(Group const& group);
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void release(Group const& group, cuda::std::ptrdiff_t update = 1);
+#endif  // defined(__CUDACC__)
+
+ private:
+  friend struct detail::test_access;
+
+  UNISYNC_HOST_DEVICE bool try_acquire_within(cuda::std::uint64_t timeout_ns);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t tickets_still_ahead();
+
+  // The next ticket to hand out. Written by every acquire() (fetch_add) and by a
+  // successful try_acquire() (compare-exchange).
+  alignas(detail::cache_line_size) cuda::std::uint32_t tickets_taken_ = 0;
+  // Tickets below this value hold (or held) a permit. Written by every release().
+  alignas(detail::cache_line_size) cuda::std::uint32_t permits_granted_ = 0;
+};
+
+/// std::counting_semaphore at system scope, shared by CPU and GPU threads.
+template <cuda::std::ptrdiff_t LeastMaxValue = semaphore_max>
+using counting_semaphore = basic_counting_semaphore<cuda::thread_scope_system, LeastMaxValue>;
+/// std::binary_semaphore at system scope.
+using binary_semaphore = counting_semaphore<1>;
+
+}  // namespace unisync
+
+#include <unisync/detail/counting_semaphore.inl>

@@ -1,0 +1,80 @@
+#pragma once
+// Cooperative-groups helpers behind the group ("block semantics") overloads. Only under
+// nvcc: <cooperative_groups.h> declares nothing for a host-only compiler, and the
+// overloads that use these are member functions, so no layout depends on this.
+
+#include <unisync/detail/config.hpp>
+
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#include <cuda/std/cstdint>
+#include <cuda/std/utility>
+
+namespace unisync::detail {
+
+/// Restricts a group overload to cooperative groups, so that `release(5)` still picks
+/// `release(ptrdiff_t)` and not a group template.
+template <class Group>
+using enable_if_group_t = decltype(static_cast<void>(cuda::std::declval<Group const&>().thread_rank()),
+                                   static_cast<void>(cuda::std::declval<Group const&>().sync()));
+
+/// The thread of the group that touches the shared object on the group's behalf.
+template <class Group>
+__device__ bool is_group_leader(Group const& group)
+{
+  return group.thread_rank() == 0;
+}
+
+/// True in every thread of the group when `predicate` is true in any; synchronizes the group.
+__device__ inline bool group_any(cooperative_groups::thread_block const&, bool predicate)
+{
+  return __syncthreads_or(predicate) != 0;
+}
+
+template <unsigned Size, class Parent>
+__device__ bool group_any(cooperative_groups::thread_block_tile<Size, Parent> const& tile, bool predicate)
+{
+  return tile.any(predicate) != 0;
+}
+
+/// The number of the group's threads that call this; synchronizes the group.
+__device__ inline cuda::std::uint32_t group_count(cooperative_groups::thread_block const&)
+{
+  return static_cast<cuda::std::uint32_t>(__syncthreads_count(1));
+}
+
+template <unsigned Size, class Parent>
+__device__ cuda::std::uint32_t group_count(cooperative_groups::thread_block_tile<Size, Parent> const& tile)
+{
+  return static_cast<cuda::std::uint32_t>(__popc(tile.ballot(1)));
+}
+
+/// Group ("block semantics") entry: the leader runs `take` (lock, acquire), then the group
+/// synchronizes, so every thread of the group runs after the leader's acquire.
+template <class Group, class Take>
+__device__ void leader_takes_for_group(Group const& group, Take take)
+{
+  if (is_group_leader(group)) take();
+  group.sync();
+}
+
+/// The leader runs `attempt` (try_lock); its result reaches every thread of the group.
+template <class Group, class Attempt>
+__device__ bool leader_tries_for_group(Group const& group, Attempt attempt)
+{
+  bool const succeeded = is_group_leader(group) && attempt();
+  return group_any(group, succeeded);
+}
+
+/// Group exit: the group synchronizes first, which orders every thread's work before the
+/// leader's `give` (unlock, release).
+template <class Group, class Give>
+__device__ void leader_gives_for_group(Group const& group, Give give)
+{
+  group.sync();
+  if (is_group_leader(group)) give();
+}
+
+}  // namespace unisync::detail
+
+#endif  // defined(__CUDACC__)

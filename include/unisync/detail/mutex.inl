@@ -1,0 +1,69 @@
+#pragma once
+// Definitions of basic_mutex; the contract is in unisync/mutex.hpp.
+
+#include <unisync/detail/platform.hpp>
+#include <unisync/detail/wait.hpp>
+
+namespace unisync {
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_mutex<Scope, Backoff>::lock()
+{
+  if (try_lock()) return;
+  lock_contended();
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_mutex<Scope, Backoff>::try_lock() noexcept
+{
+  auto locked = detail::atomic_at<Scope>(locked_);
+  return locked.load(detail::memory_order_relaxed) == 0 && locked.exchange(1, detail::memory_order_acquire) == 0;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_mutex<Scope, Backoff>::unlock()
+{
+  auto locked = detail::atomic_at<Scope>(locked_);
+  UNISYNC_ASSERT(locked.load(detail::memory_order_relaxed) != 0, "unlock() of a mutex that is not locked");
+  locked.store(0, detail::memory_order_release);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_mutex<Scope, Backoff>::lock_contended()
+{
+  // An exchange lock has no forecast of the wait: distance 1, the policy decides.
+  detail::wait_for_turn<Backoff>([this] { return try_lock() ? 0u : 1u; });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_mutex<Scope, Backoff>::try_lock_within(cuda::std::uint64_t timeout_ns)
+{
+  return try_lock() ||
+         detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns),
+                                              [this] { return try_lock() ? 0u : 1u; });
+}
+
+#if defined(__CUDACC__)
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group>
+__device__ void basic_mutex<Scope, Backoff>::lock(Group const& group)
+{
+  detail::leader_takes_for_group(group, [this] { lock(); });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group>
+__device__ bool basic_mutex<Scope, Backoff>::try_lock(Group const& group)
+{
+  return detail::leader_tries_for_group(group, [this] { return try_lock(); });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group>
+__device__ void basic_mutex<Scope, Backoff>::unlock(Group const& group)
+{
+  detail::leader_gives_for_group(group, [this] { unlock(); });
+}
+#endif  // defined(__CUDACC__)
+
+}  // namespace unisync

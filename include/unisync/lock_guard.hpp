@@ -1,0 +1,32 @@
+#pragma once
+
+#include <unisync/detail/config.hpp>
+
+#include <mutex>
+
+namespace unisync {
+
+/**
+ * @brief std::lock_guard for both sides: locks in the constructor, unlocks in the
+ * destructor. Works with any unisync mutex (and any Lockable) in host and device code.
+ *
+ * `std::adopt_lock` adopts a lock the calling thread already holds.
+ */
+template <class Mutex>
+class lock_guard {
+ public:
+  using mutex_type = Mutex;
+
+  UNISYNC_HOST_DEVICE explicit lock_guard(Mutex& lockable) : mutex_(lockable) { mutex_.lock(); }
+  /// Preconditions: the calling thread holds `mutex`.
+  UNISYNC_HOST_DEVICE lock_guard(Mutex& lockable, std::adopt_lock_t) noexcept : mutex_(lockable) {}
+  UNISYNC_HOST_DEVICE ~lock_guard() { mutex_.unlock(); }
+
+  lock_guard(lock_guard const&) = delete;
+  lock_guard& operator=(lock_guard const&) = delete;
+
+ private:
+  Mutex& mutex_;
+};
+
+}  // namespace unisync

@@ -1,0 +1,112 @@
+#pragma once
+
+#include <unisync/backoff.hpp>
+#include <unisync/detail/atomic.hpp>
+#include <unisync/detail/chrono.hpp>
+#include <unisync/detail/config.hpp>
+#include <unisync/detail/groups.hpp>
+
+#include <cuda/atomic>
+#include <cuda/std/chrono>
+#include <cuda/std/cstdint>
+
+#include <chrono>
+
+namespace unisync {
+
+/**
+ * @brief A FIFO-fair (starvation-free) ticket lock that CPU threads and GPU threads share.
+ *
+ * Two wrapping 32-bit counters on separate 128-byte lines: `lock()` takes a ticket with one
+ * `fetch_add` on tickets_taken and waits until tickets_served equals it, pausing in
+ * proportion to the number of tickets ahead; `unlock()` stores tickets_served + 1 (a plain
+ * store: only the holder writes tickets_served). Threads are served in the order their
+ * `fetch_add`s took effect. Meets Lockable and TimedLockable on the host.
+ *
+ * Timed waits (`try_lock_for/until`) never take a ticket, because an abandoned ticket
+ * would block every later one: they retry `try_lock()`, which takes the lock only when
+ * nobody holds or waits for it. A timed waiter therefore does not queue, and under
+ * constant contention may time out although the lock changed hands.
+ *
+ * Memory ordering: everything the holder did before `unlock()` is visible to the next
+ * holder after its `lock()` returns. The holder's store to tickets_served is a release at
+ * `Scope`; the waiter's load that sees its own ticket there is an acquire at `Scope`, and
+ * they synchronize. Taking a ticket is relaxed: it publishes nothing, it only orders the
+ * waiters. The holder reads tickets_served relaxed in `unlock()`: the value is its own
+ * ticket, already acquired.
+ *
+ * @tparam Scope   every thread that uses the object must be inside this scope.
+ * @tparam Backoff waiting policy; `proportional_backoff` (default) uses the ticket
+ *                 distance as an exact forecast of the wait.
+ */
+template <cuda::thread_scope Scope, class Backoff = proportional_backoff>
+class basic_ticket_mutex {
+ public:
+  constexpr basic_ticket_mutex() noexcept = default;
+  basic_ticket_mutex(basic_ticket_mutex const&) = delete;
+  basic_ticket_mutex& operator=(basic_ticket_mutex const&) = delete;
+
+  /// Takes a ticket and blocks until it is served. Preconditions: the calling thread does
+  /// not hold the lock; fewer than 2^31 threads wait at once. Progress: starvation-free,
+  /// FIFO. Cost: one fetch_add at `Scope`, then one acquire load per poll.
+  UNISYNC_HOST_DEVICE void lock();
+
+  /// Takes the lock only if nobody holds or waits for it; never takes a ticket it might
+  /// not use. Cost: two loads and, if the lock looked free, one compare-exchange at `Scope`.
+  UNISYNC_HOST_DEVICE bool try_lock() noexcept;
+
+  /// Serves the next ticket. Preconditions: the calling thread holds the lock (debug
+  /// builds check that the lock is held by someone). Cost: one release store at `Scope`.
+  UNISYNC_HOST_DEVICE void unlock();
+
+  /// Retries try_lock() until it succeeds or `timeout` passes; never takes a ticket.
+  template <class Rep, class Period>
+  UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_lock_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  UNISYNC_HOST_DEVICE bool try_lock_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_lock_within(detail::nanoseconds_until(when));
+  }
+  template <class Rep, class Period>
+  bool try_lock_for(std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_lock_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  bool try_lock_until(std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_lock_within(detail::nanoseconds_until(when));
+  }
+
+#if defined(__CUDACC__)
+  /// Group overloads: all threads of `group` call them together; the leader takes one
+  /// ticket for the whole group. See basic_mutex for the guarantees.
+  template <class Group>
+  __device__ void lock(Group const& group);
+  template <class Group>
+  __device__ bool try_lock(Group const& group);
+  template <class Group>
+  __device__ void unlock(Group const& group);
+#endif  // defined(__CUDACC__)
+
+ private:
+  friend struct detail::test_access;
+
+  UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);
+
+  // The next ticket to hand out. Written by every lock() (fetch_add) and by a successful
+  // try_lock() (compare-exchange).
+  alignas(detail::cache_line_size) cuda::std::uint32_t tickets_taken_ = 0;
+  // The ticket allowed to hold the lock. Written only by the holder, in unlock().
+  alignas(detail::cache_line_size) cuda::std::uint32_t tickets_served_ = 0;
+};
+
+/// The system-scope FIFO lock shared by CPU and GPU threads.
+using ticket_mutex = basic_ticket_mutex<cuda::thread_scope_system>;
+
+}  // namespace unisync
+
+#include <unisync/detail/ticket_mutex.inl>

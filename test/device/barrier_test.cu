@@ -1,0 +1,109 @@
+// barrier on GPU threads only: the phase checker block-collective and per thread, from 1
+// block to the most blocks that can be resident, and the co-residency guard.
+
+#include "device_actors.cuh"
+#include "gpu.hpp"
+
+#include <unisync/barrier.hpp>
+#include <unisync/co_resident_launch.hpp>
+#include <unisync/error.hpp>
+#include <unisync/managed.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace unisync::test;
+using checked_barrier = unisync::barrier<checking_completion>;
+using device_checked_barrier = unisync::basic_barrier<cuda::thread_scope_device, checking_completion>;
+
+struct managed_phase_harness {
+  explicit managed_phase_harness(unsigned participants) : slots(participants, 0)
+  {
+    record.slots = slots.data();
+    record.participants = participants;
+    record.violations = violations.get();
+    record.completions = completions.get();
+  }
+  std::vector<std::uint32_t, unisync::managed_allocator<std::uint32_t>> slots;
+  unisync::managed_ptr<std::uint32_t> violations = unisync::make_managed<std::uint32_t>(0u);
+  unisync::managed_ptr<std::uint32_t> completions = unisync::make_managed<std::uint32_t>(0u);
+  phase_record record;
+};
+
+template <class Barrier>
+void check_block_collective(int blocks, unsigned phases)
+{
+  constexpr int threads = 128;
+  managed_phase_harness harness(static_cast<unsigned>(blocks));
+  auto barrier = unisync::make_managed<Barrier>(blocks * threads, checking_completion{harness.record});
+  unisync::launch_co_resident(phases_per_block<Barrier>, dim3(blocks), dim3(threads), 0, nullptr, barrier.get(),
+                              harness.record, 0u, phases);
+  ASSERT_EQ(finish_device_work(), cudaSuccess);
+  EXPECT_EQ(*harness.violations, 0u) << blocks << " blocks";
+  EXPECT_EQ(*harness.completions, phases) << blocks << " blocks";
+}
+
+template <class Barrier>
+void check_per_thread(int blocks, int threads, unsigned phases)
+{
+  unsigned const participants = static_cast<unsigned>(blocks * threads);
+  managed_phase_harness harness(participants);
+  auto barrier = unisync::make_managed<Barrier>(participants, checking_completion{harness.record});
+  unisync::launch_co_resident(phases_per_thread<Barrier>, dim3(blocks), dim3(threads), 0, nullptr, barrier.get(),
+                              harness.record, 0u, phases);
+  ASSERT_EQ(finish_device_work(), cudaSuccess);
+  EXPECT_EQ(*harness.violations, 0u) << blocks << " x " << threads;
+  EXPECT_EQ(*harness.completions, phases) << blocks << " x " << threads;
+}
+
+int max_resident(void (*kernel)(checked_barrier*, phase_record, unsigned, unsigned), int threads)
+{
+  return unisync::max_resident_blocks(kernel, threads);
+}
+
+TEST(DeviceBarrier, NoParticipantLeavesPhaseEarlyBlockCollective)
+{
+  UNISYNC_REQUIRE_GPU();
+  for (int blocks : {1, multiprocessor_count(), max_resident(phases_per_block<checked_barrier>, 128)}) {
+    check_block_collective<checked_barrier>(blocks, 2000);
+  }
+}
+
+TEST(DeviceBarrier, NoParticipantLeavesPhaseEarlyBlockCollectiveDeviceScope)
+{
+  UNISYNC_REQUIRE_GPU();
+  check_block_collective<device_checked_barrier>(multiprocessor_count(), 2000);
+}
+
+TEST(DeviceBarrier, NoParticipantLeavesPhaseEarlyPerThread)
+{
+  UNISYNC_REQUIRE_GPU();
+  check_per_thread<checked_barrier>(1, 128, 2000);
+  check_per_thread<checked_barrier>(multiprocessor_count(), 32, 1000);
+  // Every resident block: the completion check walks every slot, so fewer phases.
+  check_per_thread<checked_barrier>(max_resident(phases_per_thread<checked_barrier>, 32), 32, 100);
+}
+
+TEST(DeviceBarrier, CoResidencyGuardRefusesAnOversizedGrid)
+{
+  UNISYNC_REQUIRE_GPU();
+  int const limit = max_resident(phases_per_block<checked_barrier>, 128);
+  managed_phase_harness harness(1);
+  auto barrier = unisync::make_managed<checked_barrier>(1, checking_completion{harness.record});
+  try {
+    unisync::launch_co_resident(phases_per_block<checked_barrier>, dim3(limit + 1), dim3(128), 0, nullptr,
+                                barrier.get(), harness.record, 0u, 1u);
+    FAIL() << "launched " << limit + 1 << " blocks with room for " << limit;
+  } catch (unisync::error const& refused) {
+    std::string const message = refused.what();
+    EXPECT_NE(message.find(std::to_string(limit + 1) + " blocks"), std::string::npos) << message;
+    EXPECT_NE(message.find("at most " + std::to_string(limit)), std::string::npos) << message;
+  }
+  EXPECT_EQ(finish_device_work(), cudaSuccess) << "nothing was launched";
+}
+
+}  // namespace

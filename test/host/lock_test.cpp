@@ -1,0 +1,242 @@
+// Lock properties on CPU threads, over every lock-like type: mutual exclusion (no lost
+// updates), FIFO order for the fair types, try_lock and timed semantics, and the std
+// lock wrappers.
+
+#include "actors.hpp"
+#include "checks.hpp"
+#include "lockables.hpp"
+#include "test_access.hpp"
+
+#include <unisync/lock_guard.hpp>
+#include <unisync/unique_lock.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using unisync::test::run_cpu_actors;
+
+template <class Lock>
+long long lost_update_total(Lock& lock, unsigned threads, unsigned iterations)
+{
+  long long counter = 0;
+  run_cpu_actors(threads, [&](unsigned) {
+    for (unsigned i = 0; i < iterations; ++i) {
+      lock.lock();
+      unisync::test::increment_slowly(counter);
+      lock.unlock();
+    }
+  });
+  return counter;
+}
+
+template <class Lock>
+class HostLock : public ::testing::Test {};
+using host_lock_types =
+    ::testing::Types<unisync::mutex, unisync::spin_mutex, unisync::ticket_mutex, unisync::test::system_spin_ticket_mutex,
+                     unisync::test::semaphore_lock<cuda::thread_scope_system>>;
+TYPED_TEST_SUITE(HostLock, host_lock_types, unisync::test::type_names);
+
+TYPED_TEST(HostLock, NoLostUpdates)
+{
+  for (unsigned threads : unisync::test::cpu_thread_counts()) {
+    TypeParam lock;
+    unsigned const iterations = 40000 / threads;
+    EXPECT_EQ(lost_update_total(lock, threads, iterations), static_cast<long long>(threads) * iterations)
+        << threads << " threads";
+  }
+}
+
+TYPED_TEST(HostLock, TryLockFailsWhileHeldAndSucceedsAfterRelease)
+{
+  TypeParam lock;
+  ASSERT_TRUE(lock.try_lock());
+  bool taken_while_held = true;
+  std::thread([&] { taken_while_held = lock.try_lock(); }).join();
+  EXPECT_FALSE(taken_while_held);
+  lock.unlock();
+  bool taken_after_release = false;
+  std::thread([&] {
+    taken_after_release = lock.try_lock();
+    if (taken_after_release) lock.unlock();
+  }).join();
+  EXPECT_TRUE(taken_after_release);
+}
+
+TYPED_TEST(HostLock, TryLockForTimesOutWhileHeld)
+{
+  if constexpr (std::is_same_v<TypeParam, unisync::test::semaphore_lock<cuda::thread_scope_system>>) {
+    GTEST_SKIP() << "semaphores have try_acquire_for: covered by the semaphore tests";
+  } else {
+    TypeParam lock;
+    lock.lock();
+    bool taken = true;
+    auto const start = std::chrono::steady_clock::now();
+    std::thread([&] { taken = lock.try_lock_for(30ms); }).join();
+    auto const waited = std::chrono::steady_clock::now() - start;
+    EXPECT_FALSE(taken);
+    EXPECT_GE(waited, 30ms);
+    EXPECT_LT(waited, 30ms + 5s) << "the timeout should be respected within a generous bound";
+    lock.unlock();
+  }
+}
+
+TYPED_TEST(HostLock, TimedOutWaiterLeavesTheLockUsable)
+{
+  if constexpr (std::is_same_v<TypeParam, unisync::test::semaphore_lock<cuda::thread_scope_system>>) {
+    GTEST_SKIP() << "semaphores have try_acquire_for: covered by the semaphore tests";
+  } else {
+    TypeParam lock;
+    lock.lock();
+    std::thread([&] { EXPECT_FALSE(lock.try_lock_until(std::chrono::steady_clock::now() + 10ms)); }).join();
+    std::thread([&] { EXPECT_FALSE(lock.try_lock_for(cuda::std::chrono::milliseconds(10))); }).join();
+    lock.unlock();
+    // A ticket abandoned by the timed-out waiters would block this forever.
+    std::thread([&] {
+      lock.lock();
+      lock.unlock();
+    }).join();
+    EXPECT_TRUE(lock.try_lock());
+    lock.unlock();
+  }
+}
+
+TYPED_TEST(HostLock, TryLockForSucceedsWhenReleasedDuringTheWait)
+{
+  if constexpr (std::is_same_v<TypeParam, unisync::test::semaphore_lock<cuda::thread_scope_system>>) {
+    GTEST_SKIP() << "semaphores have try_acquire_for: covered by the semaphore tests";
+  } else {
+    TypeParam lock;
+    lock.lock();
+    bool taken = false;
+    std::thread waiter([&] {
+      taken = lock.try_lock_for(std::chrono::seconds(30));
+      if (taken) lock.unlock();
+    });
+    std::this_thread::sleep_for(20ms);
+    lock.unlock();
+    waiter.join();
+    EXPECT_TRUE(taken);
+  }
+}
+
+TYPED_TEST(HostLock, WorksWithStdAndUnisyncWrappers)
+{
+  TypeParam lock;
+  long long counter = 0;
+  run_cpu_actors(4, [&](unsigned actor) {
+    for (int i = 0; i < 500; ++i) {
+      if (actor % 2 == 0) {
+        std::lock_guard<TypeParam> guard(lock);
+        unisync::test::increment_slowly(counter);
+      } else {
+        unisync::unique_lock<TypeParam> guard(lock);
+        unisync::test::increment_slowly(counter);
+        guard.unlock();
+        EXPECT_FALSE(guard.owns_lock());
+      }
+    }
+  });
+  EXPECT_EQ(counter, 2000);
+}
+
+template <class Lock>
+class HostTimedLock : public ::testing::Test {};
+using host_timed_lock_types = ::testing::Types<unisync::mutex, unisync::spin_mutex, unisync::ticket_mutex>;
+TYPED_TEST_SUITE(HostTimedLock, host_timed_lock_types, unisync::test::type_names);
+
+TYPED_TEST(HostTimedLock, MeetsTimedLockableForStdUniqueLock)
+{
+  TypeParam lock;
+  std::unique_lock<TypeParam> holder(lock);
+  std::thread([&] {
+    std::unique_lock<TypeParam> timed(lock, 5ms);
+    EXPECT_FALSE(timed.owns_lock());
+    EXPECT_FALSE(timed.try_lock_until(std::chrono::system_clock::now() + 5ms));
+  }).join();
+  holder.unlock();
+  std::thread([&] {
+    std::unique_lock<TypeParam> timed(lock, 1s);
+    EXPECT_TRUE(timed.owns_lock());
+  }).join();
+}
+
+TYPED_TEST(HostTimedLock, ScopedLockAvoidsDeadlockOnTwoLocks)
+{
+  TypeParam first;
+  TypeParam second;
+  long long counter = 0;
+  run_cpu_actors(2, [&](unsigned actor) {
+    for (int i = 0; i < 2000; ++i) {
+      if (actor == 0) {
+        std::scoped_lock both(first, second);
+        unisync::test::increment_slowly(counter);
+      } else {
+        std::scoped_lock both(second, first);
+        unisync::test::increment_slowly(counter);
+      }
+    }
+  });
+  EXPECT_EQ(counter, 4000);
+}
+
+// FIFO: each waiter starts only after the previous one has taken its ticket, so ticket
+// order is known; the order of service must be the same.
+template <class Lock>
+class HostFifoLock : public ::testing::Test {};
+using host_fifo_lock_types = ::testing::Types<unisync::ticket_mutex, unisync::test::system_spin_ticket_mutex,
+                                              unisync::test::semaphore_lock<cuda::thread_scope_system>>;
+TYPED_TEST_SUITE(HostFifoLock, host_fifo_lock_types, unisync::test::type_names);
+
+TYPED_TEST(HostFifoLock, ServesInTicketOrder)
+{
+  using access = unisync::detail::test_access;
+  TypeParam lock;
+  lock.lock();
+  constexpr unsigned waiters = 8;
+  std::vector<unsigned> served;
+  std::vector<std::thread> threads;
+  for (unsigned waiter = 0; waiter < waiters; ++waiter) {
+    auto const tickets_before = access::tickets_taken(lock);
+    threads.emplace_back([&, waiter] {
+      lock.lock();
+      served.push_back(waiter);
+      lock.unlock();
+    });
+    while (access::tickets_taken(lock) == tickets_before) std::this_thread::yield();
+  }
+  lock.unlock();
+  for (auto& thread : threads) thread.join();
+  std::vector<unsigned> ticket_order(waiters);
+  for (unsigned waiter = 0; waiter < waiters; ++waiter) ticket_order[waiter] = waiter;
+  EXPECT_EQ(served, ticket_order);
+}
+
+TYPED_TEST(HostFifoLock, NoLostUpdatesAcrossCounterWraparound)
+{
+  TypeParam lock;
+  unisync::detail::test_access::start_tickets_at(lock, 0xffffffffu - 3000u);
+  EXPECT_EQ(lost_update_total(lock, 4, 2000), 8000);
+}
+
+#if !defined(__SANITIZE_THREAD__)
+// The checker itself: without a lock, the same harness must see lost updates.
+struct not_a_lock {
+  void lock() {}
+  void unlock() {}
+};
+
+TEST(HostLockChecker, DetectsLostUpdatesWithoutALock)
+{
+  not_a_lock none;
+  EXPECT_LT(lost_update_total(none, 4, 200000), 800000);
+}
+#endif  // !defined(__SANITIZE_THREAD__)
+
+}  // namespace

@@ -1,0 +1,95 @@
+// Violated preconditions are reported with which precondition and where (unisync::error
+// on the host), never a hang or silent corruption. Built with UNISYNC_ENABLE_ASSERTIONS.
+
+#include <unisync/barrier.hpp>
+#include <unisync/counting_semaphore.hpp>
+#include <unisync/mutex.hpp>
+#include <unisync/ticket_mutex.hpp>
+#include <unisync/unique_lock.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+static_assert(UNISYNC_ENABLE_ASSERTIONS, "this suite checks the per-operation precondition checks");
+
+template <class Operation>
+std::string violation_reported_by(Operation operation)
+{
+  try {
+    operation();
+  } catch (unisync::error const& violation) {
+    return violation.what();
+  }
+  return "(nothing reported)";
+}
+
+/// The report names the violated precondition and the place (function, file and line).
+::testing::AssertionResult names_precondition_and_place(std::string const& report, std::string const& precondition)
+{
+  bool const names_it = report.find("unisync precondition violated: ") != std::string::npos &&
+                        report.find(precondition) != std::string::npos;
+  bool const names_place = report.find(" (in ") != std::string::npos && report.find("unisync/") != std::string::npos;
+  if (names_it && names_place) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "report \"" << report << "\" does not name \"" << precondition
+                                       << "\" and where it was violated";
+}
+
+TEST(Preconditions, MutexUnlockWhenNotLocked)
+{
+  unisync::mutex lock;
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { lock.unlock(); }), "mutex that is not locked"));
+}
+
+TEST(Preconditions, TicketMutexUnlockWhenNotLocked)
+{
+  unisync::ticket_mutex lock;
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { lock.unlock(); }), "ticket_mutex that is not locked"));
+  lock.lock();
+  lock.unlock();
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { lock.unlock(); }), "ticket_mutex that is not locked"));
+}
+
+TEST(Preconditions, SemaphoreReleaseWithNegativeUpdate)
+{
+  unisync::counting_semaphore<> semaphore(0);
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { semaphore.release(-1); }), "update >= 0"));
+}
+
+TEST(Preconditions, SemaphoreReleasePastMax)
+{
+  unisync::counting_semaphore<4> semaphore(3);
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { semaphore.release(2); }), "above max()"));
+  semaphore.release(1);
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { semaphore.release(); }), "above max()"));
+  unisync::binary_semaphore binary(1);
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { binary.release(); }), "above max()"));
+}
+
+TEST(Preconditions, BarrierArriveWithNonPositiveUpdate)
+{
+  unisync::barrier<> barrier(4);
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { static_cast<void>(barrier.arrive(0)); }), "0 < update"));
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { static_cast<void>(barrier.arrive(-2)); }), "0 < update"));
+}
+
+TEST(Preconditions, BarrierArriveWithMoreThanMissing)
+{
+  unisync::barrier<> barrier(2);
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { static_cast<void>(barrier.arrive(3)); }), "update above the arrivals missing"));
+}
+
+TEST(Preconditions, UniqueLockMisuse)
+{
+  unisync::mutex lock;
+  unisync::unique_lock<unisync::mutex> owner(lock);
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { owner.lock(); }), "already owns"));
+  owner.unlock();
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { owner.unlock(); }), "without owning"));
+  unisync::unique_lock<unisync::mutex> empty;
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { empty.lock(); }), "no mutex"));
+}
+
+}  // namespace

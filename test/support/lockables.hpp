@@ -1,0 +1,85 @@
+#pragma once
+// The lock-like types the lock properties run over, with readable names for test output.
+// A binary semaphore is adapted to Lockable so the lost-update test covers it as a lock.
+
+#include <unisync/counting_semaphore.hpp>
+#include <unisync/mutex.hpp>
+#include <unisync/ticket_mutex.hpp>
+
+#include <string>
+
+namespace unisync::test {
+
+/// A binary semaphore used as a lock: acquire to lock, release to unlock.
+template <cuda::thread_scope Scope>
+class semaphore_lock : public basic_counting_semaphore<Scope, 1> {
+ public:
+  UNISYNC_HOST_DEVICE semaphore_lock() : basic_counting_semaphore<Scope, 1>(1) {}
+  UNISYNC_HOST_DEVICE void lock() { this->acquire(); }
+  UNISYNC_HOST_DEVICE bool try_lock() { return this->try_acquire(); }
+  UNISYNC_HOST_DEVICE void unlock() { this->release(); }
+#if defined(__CUDACC__)
+  template <class Group>
+  __device__ void lock(Group const& group)
+  {
+    this->acquire(group);
+  }
+  template <class Group>
+  __device__ bool try_lock(Group const& group)
+  {
+    return detail::leader_tries_for_group(group, [this] { return this->try_acquire(); });
+  }
+  template <class Group>
+  __device__ void unlock(Group const& group)
+  {
+    this->release(group);
+  }
+#endif  // defined(__CUDACC__)
+};
+
+using system_spin_ticket_mutex = basic_ticket_mutex<cuda::thread_scope_system, no_backoff>;
+using device_mutex = basic_mutex<cuda::thread_scope_device>;
+using device_ticket_mutex = basic_ticket_mutex<cuda::thread_scope_device>;
+
+template <class T>
+struct type_name;
+template <>
+struct type_name<mutex> {
+  static std::string get() { return "mutex"; }
+};
+template <>
+struct type_name<spin_mutex> {
+  static std::string get() { return "spin_mutex"; }
+};
+template <>
+struct type_name<ticket_mutex> {
+  static std::string get() { return "ticket_mutex"; }
+};
+template <>
+struct type_name<system_spin_ticket_mutex> {
+  static std::string get() { return "spin_ticket_mutex"; }
+};
+template <>
+struct type_name<device_mutex> {
+  static std::string get() { return "device_scope_mutex"; }
+};
+template <>
+struct type_name<device_ticket_mutex> {
+  static std::string get() { return "device_scope_ticket_mutex"; }
+};
+template <>
+struct type_name<semaphore_lock<cuda::thread_scope_system>> {
+  static std::string get() { return "binary_semaphore"; }
+};
+template <>
+struct type_name<semaphore_lock<cuda::thread_scope_device>> {
+  static std::string get() { return "device_scope_binary_semaphore"; }
+};
+
+/// GoogleTest's name generator for typed suites over these types.
+struct type_names {
+  template <class T>
+  static std::string GetName(int) { return type_name<T>::get(); }
+};
+
+}  // namespace unisync::test
