@@ -1,11 +1,13 @@
 #pragma once
-// Waiting policies. A primitive says *what* it waits for and how far away it is; the
-// policy says *how* to wait. Every primitive takes one as its `Backoff` template argument.
+// Waiting policies. A primitive says *what* it waits for and forecasts how long the wait
+// will last; the policy says *how* to wait. Every primitive takes one as its `Backoff`
+// template argument.
 //
 // The policy contract: a policy object is created on the waiter's stack for one wait
-// (never stored in the shared object) and `pause(distance)` is called after each failed
-// poll. `distance` is the primitive's forecast of how far the waiter is from its turn, in
-// the unit it waits for (tickets ahead, missing arrivals): at least 1.
+// (never stored in the shared object) and `pause(forecast_ns)` is called after each
+// failed poll. `forecast_ns` is the primitive's estimate of the time until the waiter's
+// turn: the distance it waits for (tickets ahead, missing arrivals) times the cost of one
+// unit of it, both from the policy's `tuning`. A policy exposes `using tuning = ...;`.
 
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/platform.hpp>
@@ -15,41 +17,47 @@
 namespace unisync {
 
 /**
- * @brief The constants every waiting policy uses, in one place.
+ * @brief The constants every waiting policy and forecast uses, in one place.
  *
- * To tune, copy this struct, change what you measured, and instantiate
+ * To tune, derive from this struct, change what you measured, and instantiate
  * `basic_exponential_backoff<YourTuning>` / `basic_proportional_backoff<YourTuning>`.
  */
 struct backoff_tuning {
   /// Shortest delay of the exponential policy. One L2 round trip of a contended word on
   /// the H100 is about 0.5-1 us, so shorter sleeps only add polls.
   static constexpr cuda::std::uint32_t exponential_floor_ns = 256;
-  /// Longest delay of every policy: bounds the oversleep after the awaited event, and
-  /// keeps an inaccurate forecast (mixed arrival weights in a barrier) from sleeping for
-  /// milliseconds.
-  static constexpr cuda::std::uint32_t ceiling_ns = 256 * 1000;
   /// The exponential policy's history grows by this much plus the last delay.
   static constexpr cuda::std::uint32_t exponential_growth_ns = 256;
-  /// Proportional policy: delay per unit of distance (per ticket ahead, per missing
-  /// arrival). A system-scope critical-section handoff on the H100 costs 0.5-2 us; 256 ns
-  /// per unit keeps the waiter just ahead of its turn.
-  static constexpr cuda::std::uint32_t proportional_unit_ns = 256;
+  /// Longest delay of every policy: bounds the oversleep after the awaited event, and keeps
+  /// a forecast in the wrong unit (CPU waiters of a barrier missing GPU threads) from
+  /// sleeping for milliseconds.
+  static constexpr cuda::std::uint32_t ceiling_ns = 256 * 1000;
+  /// Forecast per ticket ahead (locks, semaphores): one handoff. A system-scope acq_rel
+  /// block-to-block round trip measured 1.9-2.1 us on the H100, a device-scope one 1.1-1.4 us:
+  /// a handoff is half of that.
+  static constexpr cuda::std::uint32_t ticket_handoff_ns = 256;
+  /// Forecast per missing arrival (per block for block-collective arrivals): arrivals do
+  /// not wait for each other, they only serialize at the counter's L2 atomic unit, a few
+  /// ns each. Scaling by the handoff cost instead made a 528-block barrier sleep ~135 us.
+  static constexpr cuda::std::uint32_t barrier_arrival_ns = 2;
   /// Below this delay the host yields instead of sleeping: Linux cannot sleep for much
   /// less than 50 us, so a shorter sleep_for would oversleep by 50 us or more.
   static constexpr cuda::std::uint32_t host_sleep_threshold_ns = 32 * 1000;
 };
 
 /**
- * @brief Pure spin: polls again at once. The seed paper's baseline; fastest for very short
- * critical sections with few contenders, worst under heavy contention.
+ * @brief Pure spin: polls again at once, whatever the forecast. The seed paper's baseline;
+ * fastest for very short waits with few contenders, worst under heavy contention.
  */
 struct no_backoff {
+  using tuning = backoff_tuning;
   UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t) noexcept { return 0; }
   UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t) noexcept {}
 };
 
 /**
- * @brief History-based exponential backoff for waits with no forecast (exchange locks).
+ * @brief History-based exponential backoff for waits with no useful forecast (exchange
+ * locks): ignores the forecast.
  *
  * Each pause sleeps half the accumulated history, at least `exponential_floor_ns` and at
  * most `ceiling_ns`; the history then grows by `exponential_growth_ns` plus that delay,
@@ -58,7 +66,9 @@ struct no_backoff {
 template <class Tuning = backoff_tuning>
 class basic_exponential_backoff {
  public:
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t /*distance*/) noexcept
+  using tuning = Tuning;
+
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t /*forecast_ns*/) noexcept
   {
     cuda::std::uint32_t delay = history_ns_ / 2;
     if (delay < Tuning::exponential_floor_ns) delay = Tuning::exponential_floor_ns;
@@ -69,9 +79,9 @@ class basic_exponential_backoff {
     return delay;
   }
 
-  UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t distance) noexcept
+  UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept
   {
-    detail::pause_for_nanoseconds(next_delay_ns(distance), Tuning::host_sleep_threshold_ns);
+    detail::pause_for_nanoseconds(next_delay_ns(forecast_ns), Tuning::host_sleep_threshold_ns);
   }
 
  private:
@@ -79,25 +89,24 @@ class basic_exponential_backoff {
 };
 
 /**
- * @brief Backoff proportional to the distance from the waiter's turn.
- *
- * Delay = distance x `proportional_unit_ns`, capped at `ceiling_ns`. The distance of a
- * ticket or a missing-arrival count is an accurate forecast, so no randomness is needed;
- * the cap only matters when the forecast is in the wrong unit.
+ * @brief Sleeps for the forecast: backoff proportional to the distance from the waiter's
+ * turn. The distance of a ticket or a missing-arrival count is an accurate forecast, so no
+ * randomness is needed; the cap at `ceiling_ns` only matters for a forecast in the wrong
+ * unit.
  */
 template <class Tuning = backoff_tuning>
 class basic_proportional_backoff {
  public:
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t distance) noexcept
+  using tuning = Tuning;
+
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t forecast_ns) noexcept
   {
-    if (distance == 0) distance = 1;
-    constexpr cuda::std::uint32_t max_distance = Tuning::ceiling_ns / Tuning::proportional_unit_ns;
-    return distance >= max_distance ? Tuning::ceiling_ns : distance * Tuning::proportional_unit_ns;
+    return forecast_ns > Tuning::ceiling_ns ? Tuning::ceiling_ns : forecast_ns;
   }
 
-  UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t distance) noexcept
+  UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept
   {
-    detail::pause_for_nanoseconds(next_delay_ns(distance), Tuning::host_sleep_threshold_ns);
+    detail::pause_for_nanoseconds(next_delay_ns(forecast_ns), Tuning::host_sleep_threshold_ns);
   }
 };
 

@@ -40,9 +40,14 @@ struct empty_completion {
  *
  * Memory ordering: everything any participant did before arriving in a phase is visible
  * to the completion function and to every participant after its wait for that phase
- * returns. Arrivals are acq_rel read-modify-writes at `Scope`, so the last arriver
- * synchronizes with every earlier one (they form one release sequence); the phase store
- * is a release at `Scope` and the waiters' loads acquire it.
+ * returns. Arrivals are release read-modify-writes at `Scope` and form one release
+ * sequence; the last arriver then acquires the word, which synchronizes with every
+ * earlier arrival. The phase store is a release at `Scope`; waiters poll with relaxed
+ * loads and read the word once more with an acquire load once the phase has moved, which
+ * synchronizes with that store (or with a later arrival in its release sequence). Group
+ * arrivals rely on the group's barrier (bar.sync / __syncwarp), which orders the group's
+ * writes before the leader's release and the leader's acquire before the group's later
+ * reads: PTX releases and acquires are cumulative.
  *
  * @tparam Scope              every participant must be inside this scope.
  * @tparam CompletionFunction nothrow-invocable with no arguments, run once per phase.
@@ -87,11 +92,12 @@ class basic_barrier {
   basic_barrier& operator=(basic_barrier const&) = delete;
 
   /// Counts `update` arrivals in the current phase. Preconditions (checked in debug
-  /// builds): update > 0 and at most the arrivals still missing. Cost: one acq_rel
+  /// builds): update > 0 and at most the arrivals still missing. Cost: one release
   /// fetch_sub at `Scope`; the last arriver also runs the completion and one store.
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
-  /// Blocks until the phase of `token` has completed. Cost: one acquire load per poll.
+  /// Blocks until the phase of `token` has completed. Cost: one relaxed load per poll and
+  /// one acquire fence.
   UNISYNC_HOST_DEVICE void wait(arrival_token&& token) const;
 
   /// True once the phase of `token` has completed; never blocks.
@@ -111,7 +117,9 @@ class basic_barrier {
     return try_wait_within(token, detail::to_nanoseconds(timeout));
   }
 
-  /// arrive() then wait(). Progress: blocks until every participant has arrived.
+  /// arrive() then wait(). Progress: blocks until every participant has arrived. On the
+  /// device, the threads of a warp that call it together arrive with one atomic (a
+  /// coalesced group): each still counts as one arrival.
   UNISYNC_HOST_DEVICE void arrive_and_wait();
 
   /// Arrives in the current phase and removes the calling participant from later phases.
@@ -127,13 +135,19 @@ class basic_barrier {
 #endif  // defined(__CUDACC__)
 
  private:
+#if defined(__CUDACC__)
+  template <class Group>
+  __device__ void arrive_and_wait_as_group(Group const& group);
+#endif  // defined(__CUDACC__)
+
   friend struct detail::test_access;
 
   static constexpr cuda::std::uint64_t missing_mask = 0xffffffffu;
   static constexpr int phase_shift = 32;
 
   UNISYNC_HOST_DEVICE void complete_phase(cuda::std::uint32_t phase);
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t distance_to_release(arrival_token const& token) const;
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token,
+                                                               cuda::std::memory_order order) const;
   UNISYNC_HOST_DEVICE bool try_wait_within(arrival_token const& token, cuda::std::uint64_t timeout_ns) const;
 
   // Phase number (bits 63..32) and arrivals still missing in it (bits 31..0). Written by

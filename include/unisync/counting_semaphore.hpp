@@ -16,21 +16,29 @@
 
 namespace unisync {
 
-/// The largest count any unisync semaphore supports: 2^30 - 1. The counters are 32-bit and
-/// compared by wrapping distance, which must stay below 2^31 with the count and the number
-/// of waiters together.
-inline constexpr cuda::std::ptrdiff_t semaphore_max = (cuda::std::ptrdiff_t{1} << 30) - 1;
+/// The largest count any unisync semaphore supports: 2^31 - 1, so that a count and a
+/// number of tickets ahead fit the 32-bit forecasts.
+inline constexpr cuda::std::ptrdiff_t semaphore_max = 0x7fffffff;
 
 /**
  * @brief std::counting_semaphore that CPU threads and GPU threads share: a FIFO
  * fetch-and-add ("sleeping") semaphore.
  *
- * Two wrapping 32-bit counters on separate 128-byte lines: tickets_taken and
+ * Two wrapping 64-bit counters on separate 128-byte lines: tickets_taken and
  * permits_granted (the initial count plus every release). `acquire()` takes a ticket with
  * one `fetch_add` and proceeds once its ticket is below permits_granted, pausing in
  * proportion to the tickets still to be served before it; `release(n)` adds n to
  * permits_granted with one `fetch_add`. The count is permits_granted - tickets_taken
- * (negative while threads wait). Permits go to waiters in ticket order.
+ * (negative while threads wait). Permits go to waiters in ticket order. A waiter's
+ * forecast divides the tickets ahead of it by the initial count, the number of permits
+ * that circulate side by side: forecasting a full handoff per ticket made the waiters of
+ * an 8-permit semaphore oversleep (H100, 132 blocks: 2.2e6 acquire/release pairs/s).
+ *
+ * The counters are 64-bit so that they never wrap in practice: try_acquire() reads the two
+ * one after the other, and a waiter compares its ticket with permits_granted; with 32-bit
+ * counters, 2^31 operations by others while a thread is preempted between two reads could
+ * admit a ticket without a permit or strand an admitted one (found by the model in
+ * test/models).
  *
  * `try_acquire()` and the timed acquires never take a ticket they might not use (an
  * abandoned ticket would swallow a permit): they compare-exchange tickets_taken only when
@@ -38,10 +46,11 @@ inline constexpr cuda::std::ptrdiff_t semaphore_max = (cuda::std::ptrdiff_t{1} <
  *
  * Memory ordering: everything a thread did before `release()` is visible to a thread
  * whose `acquire()` was admitted by that release. `release` is a release fetch_add at
- * `Scope`; the acquirer's load of permits_granted that admits it is an acquire at
- * `Scope`. Later releases continue the release sequence of earlier ones, so observing
- * any later value also synchronizes with the earlier releasers. Taking a ticket is
- * relaxed: it publishes nothing.
+ * `Scope`; the acquirer polls permits_granted with relaxed loads and, once admitted,
+ * reads it once more with an acquire load, which synchronizes with the releases it observed.
+ * Later releases continue the release sequence of earlier ones, so observing any later
+ * value also synchronizes with the earlier releasers. Taking a ticket is relaxed: it
+ * publishes nothing.
  *
  * @tparam Scope         every thread that uses the object must be inside this scope.
  * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
@@ -63,7 +72,8 @@ class basic_counting_semaphore {
   /// expression (a `__managed__`, `__device__` or `constexpr` object) a violation does
   /// not compile; at run time the host throws unisync::error and the device traps.
   UNISYNC_HOST_DEVICE constexpr explicit basic_counting_semaphore(cuda::std::ptrdiff_t desired)
-      : permits_granted_(static_cast<cuda::std::uint32_t>(desired))
+      : permits_granted_(static_cast<cuda::std::uint64_t>(desired)),
+        initial_count_(static_cast<cuda::std::uint32_t>(desired))
   {
     UNISYNC_EXPECTS(desired >= 0 && desired <= max(), "counting_semaphore(desired) needs 0 <= desired <= max()");
   }
@@ -77,7 +87,7 @@ class basic_counting_semaphore {
 
   /// Takes a ticket and blocks until a permit is granted to it. Progress:
   /// starvation-free while permits keep being released; FIFO. Cost: one fetch_add at
-  /// `Scope`, then one acquire load per poll.
+  /// `Scope`, one relaxed load per poll, and an acquire load first and last.
   UNISYNC_HOST_DEVICE void acquire();
 
   /// Takes a permit if one is free for the next ticket; never blocks and never takes a
@@ -119,13 +129,17 @@ class basic_counting_semaphore {
   friend struct detail::test_access;
 
   UNISYNC_HOST_DEVICE bool try_acquire_within(cuda::std::uint64_t timeout_ns);
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t tickets_still_ahead();
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for_timed_wait();
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for(cuda::std::uint32_t tickets_to_go) const;
 
   // The next ticket to hand out. Written by every acquire() (fetch_add) and by a
   // successful try_acquire() (compare-exchange).
-  alignas(detail::cache_line_size) cuda::std::uint32_t tickets_taken_ = 0;
+  alignas(detail::cache_line_size) cuda::std::uint64_t tickets_taken_ = 0;
   // Tickets below this value hold (or held) a permit. Written by every release().
-  alignas(detail::cache_line_size) cuda::std::uint32_t permits_granted_ = 0;
+  alignas(detail::cache_line_size) cuda::std::uint64_t permits_granted_ = 0;
+  // The count at construction: how many permits circulate side by side, for the waiters'
+  // forecast. Never written after construction; on the line the waiters poll anyway.
+  cuda::std::uint32_t initial_count_ = 0;
 };
 
 /// std::counting_semaphore at system scope, shared by CPU and GPU threads.

@@ -17,11 +17,16 @@ namespace unisync {
 /**
  * @brief A FIFO-fair (starvation-free) ticket lock that CPU threads and GPU threads share.
  *
- * Two wrapping 32-bit counters on separate 128-byte lines: `lock()` takes a ticket with one
+ * Two wrapping 64-bit counters on separate 128-byte lines: `lock()` takes a ticket with one
  * `fetch_add` on tickets_taken and waits until tickets_served equals it, pausing in
  * proportion to the number of tickets ahead; `unlock()` stores tickets_served + 1 (a plain
  * store: only the holder writes tickets_served). Threads are served in the order their
  * `fetch_add`s took effect. Meets Lockable and TimedLockable on the host.
+ *
+ * The counters are 64-bit so that they never wrap in practice: try_lock() reads the two
+ * counters one after the other, and 32-bit ones could wrap between the reads while a
+ * thread is preempted (found by the model in test/models; 2^32 lock operations meanwhile
+ * are seconds of GPU time).
  *
  * Timed waits (`try_lock_for/until`) never take a ticket, because an abandoned ticket
  * would block every later one: they retry `try_lock()`, which takes the lock only when
@@ -30,10 +35,12 @@ namespace unisync {
  *
  * Memory ordering: everything the holder did before `unlock()` is visible to the next
  * holder after its `lock()` returns. The holder's store to tickets_served is a release at
- * `Scope`; the waiter's load that sees its own ticket there is an acquire at `Scope`, and
- * they synchronize. Taking a ticket is relaxed: it publishes nothing, it only orders the
- * waiters. The holder reads tickets_served relaxed in `unlock()`: the value is its own
- * ticket, already acquired.
+ * `Scope`; the waiter polls it with relaxed loads and, once it reads its own ticket, reads
+ * it once more with an acquire load, which synchronizes with that store (an acquire load
+ * carries a fence on the GPU, about 0.7 us at system scope on the H100: polling with
+ * relaxed loads pays it once per wait, not once per poll).
+ * Taking a ticket is relaxed: it publishes nothing, it only orders the waiters. The holder
+ * reads tickets_served relaxed in `unlock()`: the value is its own ticket, already acquired.
  *
  * @tparam Scope   every thread that uses the object must be inside this scope.
  * @tparam Backoff waiting policy; `proportional_backoff` (default) uses the ticket
@@ -47,8 +54,9 @@ class basic_ticket_mutex {
   basic_ticket_mutex& operator=(basic_ticket_mutex const&) = delete;
 
   /// Takes a ticket and blocks until it is served. Preconditions: the calling thread does
-  /// not hold the lock; fewer than 2^31 threads wait at once. Progress: starvation-free,
-  /// FIFO. Cost: one fetch_add at `Scope`, then one acquire load per poll.
+  /// not hold the lock. Progress: starvation-free,
+  /// FIFO. Cost: one fetch_add at `Scope`, one acquire load when the lock is free; else one
+  /// relaxed load per poll and a final acquire load.
   UNISYNC_HOST_DEVICE void lock();
 
   /// Takes the lock only if nobody holds or waits for it; never takes a ticket it might
@@ -99,9 +107,9 @@ class basic_ticket_mutex {
 
   // The next ticket to hand out. Written by every lock() (fetch_add) and by a successful
   // try_lock() (compare-exchange).
-  alignas(detail::cache_line_size) cuda::std::uint32_t tickets_taken_ = 0;
+  alignas(detail::cache_line_size) cuda::std::uint64_t tickets_taken_ = 0;
   // The ticket allowed to hold the lock. Written only by the holder, in unlock().
-  alignas(detail::cache_line_size) cuda::std::uint32_t tickets_served_ = 0;
+  alignas(detail::cache_line_size) cuda::std::uint64_t tickets_served_ = 0;
 };
 
 /// The system-scope FIFO lock shared by CPU and GPU threads.

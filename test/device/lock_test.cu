@@ -91,7 +91,7 @@ TYPED_TEST(DeviceFifoLock, ServesInTicketOrder)
   auto lock = unisync::make_managed<TypeParam>();
   std::vector<unsigned, unisync::managed_allocator<unsigned>> served(actors, ~0u);
   auto next_place = unisync::make_managed<unsigned>(0u);
-  unsigned const first_ticket = unisync::detail::test_access::tickets_taken(*lock);
+  unsigned long long const first_ticket = unisync::detail::test_access::tickets_taken(*lock);
   serve_in_ticket_order<<<actors, 1>>>(lock.get(), served.data(), next_place.get(), first_ticket);
   ASSERT_EQ(finish_device_work(), cudaSuccess);
   for (unsigned place = 0; place < actors; ++place) EXPECT_EQ(served[place], place) << "place " << place;

@@ -64,7 +64,7 @@ TEST(DeviceSemaphore, NoMoreThanNHoldersAcrossCounterWraparound)
 {
   UNISYNC_REQUIRE_GPU();
   auto semaphore = unisync::make_managed<unisync::counting_semaphore<>>(2);
-  unisync::detail::test_access::start_tickets_at(*semaphore, 0xffffffffu - 1000u);
+  unisync::detail::test_access::start_tickets_at(*semaphore, ~std::uint64_t{0} - 1000u);
   auto record = unisync::make_managed<occupancy_record>();
   hold_per_thread<<<multiprocessor_count(), 32>>>(semaphore.get(), record.get(), 1);
   ASSERT_EQ(finish_device_work(), cudaSuccess);

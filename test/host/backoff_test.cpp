@@ -1,12 +1,14 @@
-// The waiting policies: delay sequences (floor, growth, ceiling, proportionality) and that
+// The waiting policies: delay sequences (floor, growth, ceiling, the forecast) and that
 // waiting on the host really gives the processor away.
 
 #include <unisync/backoff.hpp>
+#include <unisync/detail/wait.hpp>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <ctime>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -51,27 +53,37 @@ TEST(ExponentialBackoff, IgnoresTheDistance)
   for (int poll = 0; poll < 10; ++poll) EXPECT_EQ(near.next_delay_ns(1), far.next_delay_ns(1000));
 }
 
-TEST(ProportionalBackoff, IsTheDistanceTimesTheUnit)
+TEST(ProportionalBackoff, SleepsTheForecast)
 {
   unisync::proportional_backoff backoff;
-  for (std::uint32_t distance : {1u, 2u, 7u, 100u}) {
-    EXPECT_EQ(backoff.next_delay_ns(distance), distance * backoff_tuning::proportional_unit_ns);
-  }
-  EXPECT_EQ(backoff.next_delay_ns(0), backoff_tuning::proportional_unit_ns) << "distance 0 counts as 1";
+  for (std::uint32_t forecast : {1u, 256u, 7000u, 100000u}) EXPECT_EQ(backoff.next_delay_ns(forecast), forecast);
 }
 
 TEST(ProportionalBackoff, HasNoHistory)
 {
   unisync::proportional_backoff backoff;
-  for (int poll = 0; poll < 10; ++poll) EXPECT_EQ(backoff.next_delay_ns(3), 3 * backoff_tuning::proportional_unit_ns);
+  for (int poll = 0; poll < 10; ++poll) EXPECT_EQ(backoff.next_delay_ns(768), 768u);
 }
 
 TEST(ProportionalBackoff, CapsAMisleadingForecastAtTheCeiling)
 {
   unisync::proportional_backoff backoff;
   EXPECT_EQ(backoff.next_delay_ns(4'000'000'000u), backoff_tuning::ceiling_ns);
-  EXPECT_EQ(backoff.next_delay_ns(backoff_tuning::ceiling_ns / backoff_tuning::proportional_unit_ns),
-            backoff_tuning::ceiling_ns);
+  EXPECT_EQ(backoff.next_delay_ns(backoff_tuning::ceiling_ns + 1), backoff_tuning::ceiling_ns);
+}
+
+TEST(Forecast, IsTheDistanceTimesTheUnit)
+{
+  using unisync::detail::forecast_ns;
+  EXPECT_EQ(forecast_ns(3, backoff_tuning::ticket_handoff_ns), 3 * backoff_tuning::ticket_handoff_ns);
+  EXPECT_EQ(forecast_ns(528, backoff_tuning::barrier_arrival_ns), 528 * backoff_tuning::barrier_arrival_ns);
+}
+
+TEST(Forecast, IsNeverZeroAndSaturates)
+{
+  using unisync::detail::forecast_ns;
+  EXPECT_EQ(forecast_ns(0, 256), 1u) << "0 would mean the turn has come";
+  EXPECT_EQ(forecast_ns(0xffffffffu, 256), 0xffffffffu);
 }
 
 TEST(NoBackoff, NeverDelays)
@@ -81,13 +93,14 @@ TEST(NoBackoff, NeverDelays)
 }
 
 struct custom_tuning : backoff_tuning {
-  static constexpr std::uint32_t proportional_unit_ns = 1000;
+  static constexpr std::uint32_t exponential_floor_ns = 1000;
 };
 
-TEST(ProportionalBackoff, TakesItsConstantsFromTheTuning)
+TEST(ExponentialBackoff, TakesItsConstantsFromTheTuning)
 {
-  unisync::basic_proportional_backoff<custom_tuning> backoff;
-  EXPECT_EQ(backoff.next_delay_ns(3), 3000u);
+  unisync::basic_exponential_backoff<custom_tuning> backoff;
+  EXPECT_EQ(backoff.next_delay_ns(1), 1000u);
+  static_assert(std::is_same_v<unisync::basic_exponential_backoff<custom_tuning>::tuning, custom_tuning>);
 }
 
 double thread_cpu_seconds()
@@ -99,15 +112,14 @@ double thread_cpu_seconds()
 
 TEST(HostPause, LongDelaysSleepWithoutBurningTheProcessor)
 {
-  // Ten pauses at 20x the yield threshold: at least that long in wall time, and a small
+  // Ten pauses at 4x the yield threshold: at least that long in wall time, and a small
   // fraction of it on the processor, which only sleeping gives.
   unisync::proportional_backoff backoff;
-  std::uint32_t const distance = 20 * backoff_tuning::host_sleep_threshold_ns / backoff_tuning::proportional_unit_ns;
-  std::uint32_t const delay_ns = backoff.next_delay_ns(distance);
-  ASSERT_GE(delay_ns, backoff_tuning::host_sleep_threshold_ns);
+  std::uint32_t const delay_ns = 4 * backoff_tuning::host_sleep_threshold_ns;
+  ASSERT_EQ(backoff.next_delay_ns(delay_ns), delay_ns);
   auto const start = std::chrono::steady_clock::now();
   double const cpu_start = thread_cpu_seconds();
-  for (int pause = 0; pause < 10; ++pause) backoff.pause(distance);
+  for (int pause = 0; pause < 10; ++pause) backoff.pause(delay_ns);
   double const cpu = thread_cpu_seconds() - cpu_start;
   double const wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(wall, 10 * delay_ns * 1e-9);

@@ -221,7 +221,7 @@ TYPED_TEST(HostFifoLock, ServesInTicketOrder)
 TYPED_TEST(HostFifoLock, NoLostUpdatesAcrossCounterWraparound)
 {
   TypeParam lock;
-  unisync::detail::test_access::start_tickets_at(lock, 0xffffffffu - 3000u);
+  unisync::detail::test_access::start_tickets_at(lock, ~std::uint64_t{0} - 3000u);
   EXPECT_EQ(lost_update_total(lock, 4, 2000), 8000);
 }
 

@@ -76,7 +76,7 @@ TEST(HostSemaphoreChecker, DetectsTooManyHolders)
 TEST(HostSemaphore, NoMoreThanNHoldersAcrossCounterWraparound)
 {
   unisync::counting_semaphore<> semaphore(2);
-  unisync::detail::test_access::start_tickets_at(semaphore, 0xffffffffu - 2000u);
+  unisync::detail::test_access::start_tickets_at(semaphore, ~std::uint64_t{0} - 2000u);
   EXPECT_EQ(unisync::detail::test_access::count(semaphore), 2);
   occupancy_record const record = run_holders(semaphore, 4, 1500);
   EXPECT_LE(record.most_seen, 2);

@@ -73,7 +73,8 @@ __global__ void try_lock_per_block(Lock* lock, unsigned* violations, unsigned* s
 /// order is the actor order; each records its place in the order of service. Actor 0
 /// holds the lock until every actor has a ticket. One thread per block.
 template <class Lock>
-__global__ void serve_in_ticket_order(Lock* lock, unsigned* served_order, unsigned* next_place, unsigned first_ticket)
+__global__ void serve_in_ticket_order(Lock* lock, unsigned* served_order, unsigned* next_place,
+                                      unsigned long long first_ticket)
 {
   unsigned const actor = blockIdx.x;
   while (detail::test_access::tickets_taken(*lock) - first_ticket != actor) __nanosleep(100);

@@ -22,12 +22,18 @@ UNISYNC_HOST_DEVICE cuda::atomic_ref<T, Scope> atomic_at(T& word) noexcept
   return cuda::atomic_ref<T, Scope>(word);
 }
 
-/// How far `later` is ahead of `earlier` on a wrapping 32-bit counter; negative when it is
-/// behind. Correct while the true distance stays below 2^31.
-UNISYNC_HOST_DEVICE constexpr cuda::std::int32_t wrapping_distance(cuda::std::uint32_t later,
-                                                                   cuda::std::uint32_t earlier) noexcept
+/// How far `later` is ahead of `earlier` on a wrapping 64-bit counter; negative when it is
+/// behind. Correct while the true distance stays below 2^63.
+UNISYNC_HOST_DEVICE constexpr cuda::std::int64_t wrapping_distance(cuda::std::uint64_t later,
+                                                                   cuda::std::uint64_t earlier) noexcept
 {
-  return static_cast<cuda::std::int32_t>(later - earlier);
+  return static_cast<cuda::std::int64_t>(later - earlier);
+}
+
+/// A count of waiting units clamped to 32 bits, for forecasts.
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t saturated_count(cuda::std::uint64_t count) noexcept
+{
+  return count > 0xffffffffu ? 0xffffffffu : static_cast<cuda::std::uint32_t>(count);
 }
 
 }  // namespace unisync::detail

@@ -11,22 +11,31 @@ basic_barrier<Scope, CompletionFunction, Backoff>::arrive(cuda::std::ptrdiff_t u
 {
   UNISYNC_ASSERT(update > 0 && update <= max(), "barrier::arrive(update) needs 0 < update <= max()");
   auto const weight = static_cast<cuda::std::uint32_t>(update);
-  cuda::std::uint64_t const before =
-      detail::atomic_at<Scope>(phase_and_missing_).fetch_sub(weight, detail::memory_order_acq_rel);
+  auto word = detail::atomic_at<Scope>(phase_and_missing_);
+  // Release only: most arrivals publish and leave. The last one acquires below.
+  cuda::std::uint64_t const before = word.fetch_sub(weight, detail::memory_order_release);
   auto const missing = static_cast<cuda::std::uint32_t>(before & missing_mask);
   auto const phase = static_cast<cuda::std::uint32_t>(before >> phase_shift);
   UNISYNC_ASSERT(weight <= missing, "barrier::arrive(update) with update above the arrivals missing in this phase");
-  if (missing == weight) complete_phase(phase);
+  if (missing == weight) {
+    // Every arrival of the phase is a release in the word's release sequence: this
+    // acquire load synchronizes with all of them before the completion runs.
+    static_cast<void>(word.load(detail::memory_order_acquire));
+    complete_phase(phase);
+  }
   return arrival_token(phase, weight);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase(cuda::std::uint32_t phase)
 {
-  // Every arrival of this phase happened before this point (acq_rel chain), and each
-  // dropper counted its drop before arriving, so the drops read here are all of them.
-  cuda::std::uint32_t const drops = detail::atomic_at<Scope>(drops_pending_).exchange(0, detail::memory_order_relaxed);
-  expected_ -= drops;
+  // Every arrival of this phase happened before this point, and each dropper counted its
+  // drop before arriving, so the drops read here are all of them. No one can drop again
+  // before the next phase starts, so a load suffices where there are none (the usual case).
+  auto drops_pending = detail::atomic_at<Scope>(drops_pending_);
+  if (drops_pending.load(detail::memory_order_relaxed) != 0) {
+    expected_ -= drops_pending.exchange(0, detail::memory_order_relaxed);
+  }
   completion_();
   cuda::std::uint64_t const next = (static_cast<cuda::std::uint64_t>(phase + 1) << phase_shift) | expected_;
   detail::atomic_at<Scope>(phase_and_missing_).store(next, detail::memory_order_release);
@@ -34,28 +43,29 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::comp
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t
-basic_barrier<Scope, CompletionFunction, Backoff>::distance_to_release(arrival_token const& token) const
+basic_barrier<Scope, CompletionFunction, Backoff>::forecast_to_release(arrival_token const& token,
+                                                                      cuda::std::memory_order order) const
 {
   // The word is only read here; atomic_ref needs a non-const reference.
   auto word = detail::atomic_at<Scope>(const_cast<cuda::std::uint64_t&>(phase_and_missing_));
-  cuda::std::uint64_t const now = word.load(detail::memory_order_acquire);
+  cuda::std::uint64_t const now = word.load(order);
   if (static_cast<cuda::std::uint32_t>(now >> phase_shift) != token.phase_) return 0;
-  // Missing arrivals in units of the waiter's own arrival, rounded up.
+  // Missing arrivals in units of the waiter's own arrival (a block waits for blocks).
   auto const missing = static_cast<cuda::std::uint32_t>(now & missing_mask);
   cuda::std::uint32_t const units = missing / token.weight_ + (missing % token.weight_ != 0 ? 1u : 0u);
-  return units == 0 ? 1u : units;
+  return detail::forecast_ns(units, Backoff::tuning::barrier_arrival_ns);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::wait(arrival_token&& token) const
 {
-  detail::wait_for_turn<Backoff>([&] { return distance_to_release(token); });
+  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_release(token, order); });
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_barrier<Scope, CompletionFunction, Backoff>::try_wait(arrival_token const& token) const
 {
-  return distance_to_release(token) == 0;
+  return forecast_to_release(token, detail::memory_order_acquire) == 0;
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
@@ -63,14 +73,18 @@ UNISYNC_HOST_DEVICE bool
 basic_barrier<Scope, CompletionFunction, Backoff>::try_wait_within(arrival_token const& token,
                                                                    cuda::std::uint64_t timeout_ns) const
 {
-  return detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns),
-                                              [&] { return distance_to_release(token); });
+  return detail::wait_for_turn_until<Backoff>(
+      detail::deadline::after(timeout_ns),
+      [&](cuda::std::memory_order order) { return forecast_to_release(token, order); });
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arrive_and_wait()
 {
-  wait(arrive());
+  // On the device, the threads of a warp that call this together arrive as one group:
+  // one atomic for up to 32 arrivals, and a waiter that counts missing warps, not threads.
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (arrive_and_wait_as_group(cooperative_groups::coalesced_threads());),
+                    (wait(arrive());))
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
@@ -85,6 +99,13 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arri
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 template <class Group, class>
 __device__ void basic_barrier<Scope, CompletionFunction, Backoff>::arrive_and_wait(Group const& group)
+{
+  arrive_and_wait_as_group(group);
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+template <class Group>
+__device__ void basic_barrier<Scope, CompletionFunction, Backoff>::arrive_and_wait_as_group(Group const& group)
 {
   // Counting synchronizes the group, which orders every thread's writes before the
   // leader's (cumulative) release in arrive(); the final sync spreads the leader's acquire.

@@ -13,27 +13,27 @@ UNISYNC_HOST_DEVICE void basic_counting_semaphore<Scope, LeastMaxValue, Backoff>
   {
     // permits_granted first, tickets_taken second: concurrent acquires can only lower
     // this estimate, so a count above max() here is a real violation.
-    cuda::std::uint32_t const granted = detail::atomic_at<Scope>(permits_granted_).load(detail::memory_order_relaxed);
-    cuda::std::uint32_t const taken = detail::atomic_at<Scope>(tickets_taken_).load(detail::memory_order_relaxed);
+    cuda::std::uint64_t const granted = detail::atomic_at<Scope>(permits_granted_).load(detail::memory_order_relaxed);
+    cuda::std::uint64_t const taken = detail::atomic_at<Scope>(tickets_taken_).load(detail::memory_order_relaxed);
     cuda::std::ptrdiff_t const count = detail::wrapping_distance(granted, taken);
     UNISYNC_ASSERT(update <= max() - count, "counting_semaphore::release(update) would raise the count above max()");
   }
 #endif  // UNISYNC_ENABLE_ASSERTIONS
   detail::atomic_at<Scope>(permits_granted_)
-      .fetch_add(static_cast<cuda::std::uint32_t>(update), detail::memory_order_release);
+      .fetch_add(static_cast<cuda::std::uint64_t>(update), detail::memory_order_release);
 }
 
 template <cuda::thread_scope Scope, cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE void basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::acquire()
 {
-  cuda::std::uint32_t const my_ticket =
+  cuda::std::uint64_t const my_ticket =
       detail::atomic_at<Scope>(tickets_taken_).fetch_add(1, detail::memory_order_relaxed);
   auto granted = detail::atomic_at<Scope>(permits_granted_);
-  detail::wait_for_turn<Backoff>([&] {
+  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) {
     // Admitted once my_ticket < permits_granted; otherwise this many tickets are still to
     // be served, mine included.
-    cuda::std::int32_t const to_go = detail::wrapping_distance(my_ticket + 1, granted.load(detail::memory_order_acquire));
-    return to_go <= 0 ? 0u : static_cast<cuda::std::uint32_t>(to_go);
+    cuda::std::int64_t const to_go = detail::wrapping_distance(my_ticket + 1, granted.load(order));
+    return to_go <= 0 ? 0u : forecast_for(detail::saturated_count(static_cast<cuda::std::uint64_t>(to_go)));
   });
 }
 
@@ -43,9 +43,9 @@ UNISYNC_HOST_DEVICE bool basic_counting_semaphore<Scope, LeastMaxValue, Backoff>
   // permits_granted first, with acquire: if it is ahead of tickets_taken, the next ticket
   // holds a permit and this load saw the release that granted it. The compare-exchange
   // then takes exactly that ticket, or fails without taking any.
-  cuda::std::uint32_t const granted = detail::atomic_at<Scope>(permits_granted_).load(detail::memory_order_acquire);
+  cuda::std::uint64_t const granted = detail::atomic_at<Scope>(permits_granted_).load(detail::memory_order_acquire);
   auto taken = detail::atomic_at<Scope>(tickets_taken_);
-  cuda::std::uint32_t next_ticket = taken.load(detail::memory_order_relaxed);
+  cuda::std::uint64_t next_ticket = taken.load(detail::memory_order_relaxed);
   if (detail::wrapping_distance(granted, next_ticket) <= 0) return false;
   return taken.compare_exchange_strong(next_ticket, next_ticket + 1, detail::memory_order_relaxed,
                                        detail::memory_order_relaxed);
@@ -53,20 +53,30 @@ UNISYNC_HOST_DEVICE bool basic_counting_semaphore<Scope, LeastMaxValue, Backoff>
 
 template <cuda::thread_scope Scope, cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t
-basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::tickets_still_ahead()
+basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::forecast_for_timed_wait()
 {
-  cuda::std::uint32_t const taken = detail::atomic_at<Scope>(tickets_taken_).load(detail::memory_order_relaxed);
-  cuda::std::uint32_t const granted = detail::atomic_at<Scope>(permits_granted_).load(detail::memory_order_relaxed);
-  cuda::std::int32_t const waiting = detail::wrapping_distance(taken + 1, granted);
-  return waiting <= 0 ? 1u : static_cast<cuda::std::uint32_t>(waiting);
+  cuda::std::uint64_t const taken = detail::atomic_at<Scope>(tickets_taken_).load(detail::memory_order_relaxed);
+  cuda::std::uint64_t const granted = detail::atomic_at<Scope>(permits_granted_).load(detail::memory_order_relaxed);
+  cuda::std::int64_t const waiting = detail::wrapping_distance(taken + 1, granted);
+  return forecast_for(waiting <= 0 ? 1u : detail::saturated_count(static_cast<cuda::std::uint64_t>(waiting)));
+}
+
+template <cuda::thread_scope Scope, cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t
+basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::forecast_for(cuda::std::uint32_t tickets_to_go) const
+{
+  // Permits circulate side by side: with N of them, N tickets are served per handoff.
+  cuda::std::uint64_t const in_parallel = initial_count_ > 1 ? initial_count_ : 1u;
+  cuda::std::uint64_t const handoffs = (tickets_to_go + in_parallel - 1) / in_parallel;
+  return detail::forecast_ns(static_cast<cuda::std::uint32_t>(handoffs), Backoff::tuning::ticket_handoff_ns);
 }
 
 template <cuda::thread_scope Scope, cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE bool
 basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::try_acquire_within(cuda::std::uint64_t timeout_ns)
 {
-  return try_acquire() || detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns), [&] {
-           return try_acquire() ? 0u : tickets_still_ahead();
+  return try_acquire() || detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns), [&](cuda::std::memory_order) {
+           return try_acquire() ? 0u : forecast_for_timed_wait();
          });
 }
 

@@ -49,6 +49,12 @@ __device__ cuda::std::uint32_t group_count(cooperative_groups::thread_block_tile
   return static_cast<cuda::std::uint32_t>(__popc(tile.ballot(1)));
 }
 
+__device__ inline cuda::std::uint32_t group_count(cooperative_groups::coalesced_group const& group)
+{
+  group.sync();
+  return group.size();
+}
+
 /// Group ("block semantics") entry: the leader runs `take` (lock, acquire), then the group
 /// synchronizes, so every thread of the group runs after the leader's acquire.
 template <class Group, class Take>

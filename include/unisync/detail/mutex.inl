@@ -31,8 +31,9 @@ UNISYNC_HOST_DEVICE void basic_mutex<Scope, Backoff>::unlock()
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_mutex<Scope, Backoff>::lock_contended()
 {
-  // An exchange lock has no forecast of the wait: distance 1, the policy decides.
-  detail::wait_for_turn<Backoff>([this] { return try_lock() ? 0u : 1u; });
+  // An exchange lock cannot tell how many wait: forecast one handoff, the policy decides.
+  // try_lock() reads relaxed first and acquires with its exchange.
+  detail::retry_until_taken<Backoff>(Backoff::tuning::ticket_handoff_ns, [this] { return try_lock(); });
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -40,7 +41,9 @@ UNISYNC_HOST_DEVICE bool basic_mutex<Scope, Backoff>::try_lock_within(cuda::std:
 {
   return try_lock() ||
          detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns),
-                                              [this] { return try_lock() ? 0u : 1u; });
+                                              [this](cuda::std::memory_order) {
+                                                return try_lock() ? 0u : Backoff::tuning::ticket_handoff_ns;
+                                              });
 }
 
 #if defined(__CUDACC__)

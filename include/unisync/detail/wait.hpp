@@ -1,33 +1,65 @@
 #pragma once
-// How unisync waits. A primitive passes a `distance_to_turn()` callable that tries once and
-// returns 0 when the waiter may proceed, or else its forecast distance (tickets ahead,
-// missing arrivals); these loops poll it and pause by the Backoff policy in between.
+// How unisync waits. A primitive passes a `forecast_to_turn(order)` callable that polls
+// once, with a load of that memory order, and returns 0 when the waiter may proceed, or
+// else its forecast of the remaining wait in nanoseconds (see backoff.hpp); these loops
+// poll it and pause by the Backoff policy in between.
 
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/platform.hpp>
 
+#include <cuda/std/atomic>
 #include <cuda/std/cstdint>
 
 namespace unisync::detail {
 
-template <class Backoff, class DistanceToTurn>
-UNISYNC_HOST_DEVICE void wait_for_turn(DistanceToTurn distance_to_turn)
+/// The forecast of a wait `distance` units long at `unit_ns` each: saturating, and at
+/// least 1 (0 means "your turn").
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t forecast_ns(cuda::std::uint32_t distance,
+                                                              cuda::std::uint32_t unit_ns) noexcept
+{
+  cuda::std::uint64_t const forecast = static_cast<cuda::std::uint64_t>(distance) * unit_ns;
+  if (forecast == 0) return 1;
+  return forecast > 0xffffffffu ? 0xffffffffu : static_cast<cuda::std::uint32_t>(forecast);
+}
+
+/// Polls `forecast_to_turn(order)` until it returns 0, pausing by the Backoff policy in
+/// between. The first poll and the last are acquire loads, the ones between relaxed: an
+/// acquire load at system scope carries a fence on the GPU (about 0.7 us on the H100), so
+/// a waiter that polls many times pays it once, and one whose turn has come already pays
+/// one load. The turn never goes away once it has come, so the final acquire poll finds it
+/// too and synchronizes with the store that gave it.
+template <class Backoff, class ForecastToTurn>
+UNISYNC_HOST_DEVICE void wait_for_turn(ForecastToTurn forecast_to_turn)
+{
+  cuda::std::uint32_t forecast = forecast_to_turn(cuda::std::memory_order_acquire);
+  if (forecast == 0) return;
+  Backoff backoff;
+  do {
+    backoff.pause(forecast);
+    forecast = forecast_to_turn(cuda::std::memory_order_relaxed);
+  } while (forecast != 0);
+  while ((forecast = forecast_to_turn(cuda::std::memory_order_acquire)) != 0) backoff.pause(forecast);
+}
+
+/// Retries `attempt()`, which takes the turn itself when it succeeds (an exchange lock's
+/// try_lock), pausing by the Backoff policy for `forecast` between failed tries.
+template <class Backoff, class Attempt>
+UNISYNC_HOST_DEVICE void retry_until_taken(cuda::std::uint32_t forecast, Attempt attempt)
 {
   Backoff backoff;
-  for (cuda::std::uint32_t distance = distance_to_turn(); distance != 0; distance = distance_to_turn()) {
-    backoff.pause(distance);
-  }
+  while (!attempt()) backoff.pause(forecast);
 }
 
 /// As wait_for_turn, but gives up once `limit` has passed; returns whether the turn came.
 /// Polls at least once, so a zero timeout still succeeds when the turn is free.
-template <class Backoff, class DistanceToTurn>
-UNISYNC_HOST_DEVICE bool wait_for_turn_until(deadline const& limit, DistanceToTurn distance_to_turn)
+template <class Backoff, class ForecastToTurn>
+UNISYNC_HOST_DEVICE bool wait_for_turn_until(deadline const& limit, ForecastToTurn forecast_to_turn)
 {
   Backoff backoff;
-  for (cuda::std::uint32_t distance = distance_to_turn(); distance != 0; distance = distance_to_turn()) {
+  for (cuda::std::uint32_t forecast = forecast_to_turn(cuda::std::memory_order_acquire); forecast != 0;
+       forecast = forecast_to_turn(cuda::std::memory_order_acquire)) {
     if (limit.passed()) return false;
-    backoff.pause(distance);
+    backoff.pause(forecast);
   }
   return true;
 }
