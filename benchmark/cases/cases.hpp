@@ -1,0 +1,14 @@
+#pragma once
+// Every family's cases, peers beside ours, declared for the cells of a run.
+
+#include "../mix/cell.hpp"
+
+namespace unisync::bench {
+
+void declare_lock_cases(case_set set, grid_limits const& limits);
+void declare_semaphore_cases(case_set set, grid_limits const& limits);
+void declare_barrier_cases(case_set set, grid_limits const& limits);
+/// The machine's physical limits (after the seed paper's Table 1); GPU only.
+void declare_machine_cases(case_set set);
+
+}  // namespace unisync::bench

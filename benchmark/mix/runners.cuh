@@ -1,0 +1,260 @@
+#pragma once
+// The two measurement loops every case runs in: operations (lock, semaphore: acquire,
+// critical section, release, again until stopped) and phases (barriers: arrive and wait
+// until the participants agree to stop). One persistent kernel holds the GPU actors; CPU
+// actors are threads pinned near the GPU; both start on one signal.
+//
+// A case is a type with:
+//   using object = ...;                 the shared object, placed by the case
+//   static holder create(mix_cell);     allocates and constructs it
+//   operations: static __host__ __device__ void acquire(object&), critical_section(object&),
+//               release(object&) (host-only or device-only cases may define one side only)
+//   phases:     static void arrive_and_wait_cpu(object&);
+//               static __device__ void arrive_and_wait_gpu(object&)   (block or per thread)
+
+#include "cell.hpp"
+#include "control.hpp"
+#include "harness.hpp"
+#include "stop_agreement.hpp"
+
+#include <unisync/co_resident_launch.hpp>
+#include <unisync/error.hpp>
+#include <unisync/detail/platform.hpp>
+
+#include <cuda/atomic>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace unisync::bench {
+
+/// How often an actor looks at the stop word: bounds the overshoot to one operation plus
+/// this, and keeps the look from costing anything measurable.
+inline constexpr std::uint64_t stop_check_interval_ns = 20'000;
+
+__device__ inline unsigned load_relaxed(unsigned const& word)
+{
+  return cuda::atomic_ref<unsigned, cuda::thread_scope_system>(const_cast<unsigned&>(word))
+      .load(cuda::std::memory_order_relaxed);
+}
+
+/// Every GPU thread is an actor. Each signals ready, waits for go, then loops.
+template <class Case>
+__global__ void operation_actors(typename Case::object* object, gpu_control* control, actor_result* results)
+{
+  unsigned const actor = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(&control->ready, 1u);
+  while (load_relaxed(control->go) == 0) __nanosleep(1000);
+  std::uint64_t operations = 0;
+  std::uint64_t longest_wait_ns = 0;
+  std::uint64_t next_stop_check = 0;
+  for (;;) {
+    std::uint64_t const start = unisync::detail::monotonic_nanoseconds();
+    if (start >= next_stop_check) {
+      if (load_relaxed(control->stop) != 0) break;
+      next_stop_check = start + stop_check_interval_ns;
+    }
+    Case::acquire(*object);
+    std::uint64_t const waited = unisync::detail::monotonic_nanoseconds() - start;
+    if (waited > longest_wait_ns) longest_wait_ns = waited;
+    Case::critical_section(*object);
+    Case::release(*object);
+    ++operations;
+  }
+  results[actor] = actor_result{operations, longest_wait_ns};
+}
+
+/// The phase loop: participants stop after the phase the completion function chose.
+/// They read it every `check_interval` phases; it is chosen at least two intervals ahead,
+/// so every participant reads it in time.
+struct phase_loop {
+  phase_control* control;
+  unsigned check_interval;
+
+  // Instantiated with host-only lambdas on the host and device lambdas in kernels.
+#pragma nv_exec_check_disable
+  template <class ArriveAndWait>
+  __host__ __device__ std::uint64_t run(ArriveAndWait arrive_and_wait) const
+  {
+    unsigned last = phase_control::never;
+    for (unsigned phase = 1;; ++phase) {
+      arrive_and_wait();
+      if (phase % check_interval == 0) last = last_phase_seen(*control);
+      if (phase == last) return phase;
+    }
+  }
+};
+
+/// Participants look for the last phase every 32 phases; in mixed cells, whose seed-design
+/// phases can take milliseconds, every 4, so the window does not outlast its length by much.
+inline unsigned phase_check_interval(mix_cell const& cell) { return cell.mixed() ? 4 : 32; }
+
+template <class Case>
+__global__ void phase_actors(typename Case::object* object, gpu_control* control, phase_loop loop)
+{
+  if (threadIdx.x == 0) atomicAdd(&control->ready, 1u);
+  while (load_relaxed(control->go) == 0) __nanosleep(1000);
+  loop.run([&] { Case::arrive_and_wait_gpu(*object); });
+}
+
+namespace detail {
+
+inline std::string cuda_failure(char const* what, cudaError_t status)
+{
+  return std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+}
+
+/// How a window ends: operation actors run until told to stop; barrier participants stop
+/// by themselves at the phase they agreed on, so their window lasts until they are done.
+struct window_plan {
+  unsigned gpu_ready_signals = 0;
+  bool actors_stop_by_themselves = false;
+};
+
+/// Starts the actors of both sides on one signal, keeps the window open for the set
+/// length, closes it, and returns the window's length in seconds (0 after a failure,
+/// which is reported on `state`).
+template <class LaunchGpu, class CpuBody>
+double run_window(benchmark::State& state, window_control& control, mix_cell const& cell, window_plan const& plan,
+                  LaunchGpu launch_gpu, CpuBody cpu_body, std::atomic<bool>& cpu_stop)
+{
+  std::atomic<unsigned> cpu_ready{0};
+  std::atomic<bool> go{false};
+  if (cell.has_gpu()) {
+    launch_gpu();
+    if (cudaError_t const status = cudaGetLastError(); status != cudaSuccess) {
+      state.SkipWithError(cuda_failure("kernel launch", status).c_str());
+      return 0;
+    }
+  }
+  std::thread cpu_side([&] { run_cpu_actors(cell.cpu_threads, cpu_ready, go, cpu_body); });
+  bool const gpu_ready = !cell.has_gpu() || control.wait_for_gpu_actors(plan.gpu_ready_signals);
+  while (cpu_ready.load() != cell.cpu_threads) std::this_thread::yield();
+  auto const start = std::chrono::steady_clock::now();
+  go.store(true, std::memory_order_release);
+  control.signal_go();
+  std::this_thread::sleep_for(std::chrono::duration<double>(settings().window_seconds));
+  cpu_stop.store(true, std::memory_order_relaxed);
+  control.signal_stop();
+  auto end = std::chrono::steady_clock::now();
+  cpu_side.join();
+  cudaError_t const finished = control.finish();
+  if (plan.actors_stop_by_themselves) end = std::chrono::steady_clock::now();
+  if (!gpu_ready || finished != cudaSuccess) {
+    state.SkipWithError(cuda_failure("GPU actors", finished).c_str());
+    return 0;
+  }
+  return std::chrono::duration<double>(end - start).count();
+}
+
+/// Device memory for the GPU actors' results; empty without GPU actors.
+class device_results {
+ public:
+  explicit device_results(unsigned actors) : actors_(actors)
+  {
+    if (actors_ > 0 && cudaMalloc(&results_, actors_ * sizeof(actor_result)) != cudaSuccess) {
+      throw unisync::error("cudaMalloc of the GPU actors' results failed");
+    }
+  }
+  ~device_results() { cudaFree(results_); }
+  device_results(device_results const&) = delete;
+  device_results& operator=(device_results const&) = delete;
+
+  [[nodiscard]] actor_result* get() const { return results_; }
+  [[nodiscard]] std::vector<actor_result> copy_to_host() const
+  {
+    std::vector<actor_result> host(actors_);
+    if (actors_ > 0) cudaMemcpy(host.data(), results_, actors_ * sizeof(actor_result), cudaMemcpyDeviceToHost);
+    return host;
+  }
+
+ private:
+  unsigned actors_;
+  actor_result* results_ = nullptr;
+};
+
+}  // namespace detail
+
+/// Runs an operation case (lock, semaphore) in `cell` and reports its counters.
+template <class Case>
+void run_operations(benchmark::State& state, mix_cell const& cell)
+{
+  try {
+    auto holder = Case::create(cell);
+    typename Case::object& object = *holder;
+    window_control control(cell.has_gpu());
+    unsigned const gpu_actors = cell.gpu_blocks * cell.gpu_threads;
+    detail::device_results gpu_results(gpu_actors);
+    std::vector<actor_result> cpu_results(cell.cpu_threads);
+    std::atomic<bool> stop{false};
+    auto cpu_body = [&](unsigned actor) {
+      if constexpr (Case::on_host) {
+        actor_result result;
+        while (!stop.load(std::memory_order_relaxed)) {
+          auto const start = std::chrono::steady_clock::now();
+          Case::acquire(object);
+          auto const waited = std::chrono::steady_clock::now() - start;
+          result.longest_wait_ns = std::max<std::uint64_t>(
+              result.longest_wait_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count());
+          Case::critical_section(object);
+          Case::release(object);
+          ++result.operations;
+        }
+        cpu_results[actor] = result;
+      }
+    };
+    auto launch_gpu = [&] {
+      if constexpr (Case::on_device) {
+        unisync::launch_co_resident(operation_actors<Case>, dim3(cell.gpu_blocks), dim3(cell.gpu_threads), 0,
+                                    control.kernel_stream(), &object, control.device_words(), gpu_results.get());
+      }
+    };
+    for (auto _ : state) {
+      double const window =
+          detail::run_window(state, control, cell, detail::window_plan{gpu_actors, false}, launch_gpu, cpu_body, stop);
+      state.SetIterationTime(window > 0 ? window : 1e-9);
+      if (window > 0) report_operations(state, cpu_results, gpu_results.copy_to_host(), window);
+    }
+  } catch (std::exception const& failure) {
+    state.SkipWithError(failure.what());
+  }
+}
+
+/// Runs a barrier case in `cell` and reports phases. `make_completion` gives the object
+/// its stop-deciding completion function.
+template <class Case>
+void run_phases(benchmark::State& state, mix_cell const& cell)
+{
+  try {
+    window_control control(cell.has_gpu());
+    phase_loop const loop{control.phases(), phase_check_interval(cell)};
+    auto holder = Case::create(cell, stop_deciding_completion{control.phases(), loop.check_interval});
+    typename Case::object& object = *holder;
+    std::atomic<bool> unused_stop{false};
+    auto cpu_body = [&](unsigned) {
+      if constexpr (Case::on_host) loop.run([&] { Case::arrive_and_wait_cpu(object); });
+    };
+    auto launch_gpu = [&] {
+      if constexpr (Case::on_device) {
+        unisync::launch_co_resident(phase_actors<Case>, dim3(cell.gpu_blocks), dim3(cell.gpu_threads), 0,
+                                    control.kernel_stream(), &object, control.device_words(), loop);
+      }
+    };
+    for (auto _ : state) {
+      double const window = detail::run_window(state, control, cell, detail::window_plan{cell.gpu_blocks, true},
+                                               launch_gpu, cpu_body, unused_stop);
+      state.SetIterationTime(window > 0 ? window : 1e-9);
+      unsigned const phases = control.phases()->last_phase;
+      if (window > 0) report_phases(state, phases == phase_control::never ? 0 : phases, window);
+    }
+  } catch (std::exception const& failure) {
+    state.SkipWithError(failure.what());
+  }
+}
+
+}  // namespace unisync::bench
