@@ -1,5 +1,5 @@
 // Barrier cases, block-collective and per-thread arrival, 128 threads per block: our
-// barrier beside libcu++'s cuda::barrier (at system and device scope), std::barrier on
+// central and partitioned barriers beside libcu++'s cuda::barrier (at system and device scope), std::barrier on
 // CPU cells, and cooperative groups' grid.sync() and kernel relaunch on GPU cells.
 // Every GPU thread counts as a participant in both modes.
 
@@ -11,6 +11,7 @@
 #include "../peers/std_peers.hpp"
 
 #include <unisync/barrier.hpp>
+#include <unisync/partitioned_barrier.hpp>
 
 #include <cooperative_groups.h>
 #include <cuda/barrier>
@@ -30,6 +31,26 @@ inline std::ptrdiff_t participants(mix_cell const& cell)
 template <cuda::thread_scope Scope, arrival Mode>
 struct unisync_barrier_case {
   using object = unisync::basic_barrier<Scope, stop_deciding_completion>;
+  static constexpr bool on_host = true;
+  static constexpr bool on_device = true;
+  static placed_ptr<object> create(mix_cell const& cell, stop_deciding_completion completion)
+  {
+    return place_for<object>(cell, participants(cell), completion);
+  }
+  static void arrive_and_wait_cpu(object& shared) { shared.arrive_and_wait(); }
+  __device__ static void arrive_and_wait_gpu(object& shared)
+  {
+    if constexpr (Mode == arrival::block) {
+      shared.arrive_and_wait(cooperative_groups::this_thread_block());
+    } else {
+      shared.arrive_and_wait();
+    }
+  }
+};
+
+template <arrival Mode>
+struct partitioned_barrier_case {
+  using object = unisync::basic_partitioned_barrier<stop_deciding_completion>;
   static constexpr bool on_host = true;
   static constexpr bool on_device = true;
   static placed_ptr<object> create(mix_cell const& cell, stop_deciding_completion completion)
@@ -83,6 +104,8 @@ void declare_for_mode(std::vector<mix_cell> const& cells, bool has_gpu)
   constexpr auto system = cuda::thread_scope_system;
   std::string const mode = Mode == arrival::block ? "mode:block" : "mode:thread";
   declare_phases<unisync_barrier_case<system, Mode>>({"barrier", "unisync.barrier", mode + "/scope:system"}, cells);
+  declare_phases<partitioned_barrier_case<Mode>>(
+      {"barrier", "unisync.partitioned_barrier", mode + "/scope:system"}, cells);
   declare_phases<libcudacxx_barrier_case<system, Mode>>({"barrier", "cuda.barrier", mode + "/scope:system"}, cells);
   if (has_gpu) {
     constexpr auto device = cuda::thread_scope_device;

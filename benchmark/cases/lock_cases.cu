@@ -1,6 +1,6 @@
 // Lock cases: our exchange and ticket locks (and their pure-spin variants) at system and
-// device scope, beside std::mutex and libcu++'s binary semaphore used as a lock. Each
-// operation is lock, one increment of a counter the lock protects, unlock.
+// device scope and the cohort mutex, beside std::mutex and libcu++'s binary semaphore used
+// as a lock. Each operation is lock, one increment of a counter the lock protects, unlock.
 
 #include "cases.hpp"
 
@@ -8,20 +8,30 @@
 #include "../mix/runners.cuh"
 #include "../peers/std_peers.hpp"
 
+#include <unisync/cohort_mutex.hpp>
 #include <unisync/mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
 
 #include <cuda/semaphore>
 
+#include <string>
+
 namespace unisync::bench {
 namespace {
 
-/// Anything with lock()/unlock() on both sides; `Acquire`/`Release` adapt a semaphore.
+/// Anything with lock()/unlock() on both sides. The counter the lock protects sits on a
+/// page of its own, without advice, so it moves to whichever side holds the lock; the
+/// lock's own parts get the lock's advice (make_managed applies this hook).
 template <class Lock>
 struct lock_case {
   struct object {
     Lock lock;
-    alignas(128) unsigned long long protected_counter = 0;
+    alignas(4096) unsigned long long protected_counter = 0;
+
+    static void advise_placement(object* shared, int device)
+    {
+      if constexpr (unisync::detail::has_placement_hints<Lock>::value) Lock::advise_placement(&shared->lock, device);
+    }
   };
   static constexpr bool on_host = true;
   static constexpr bool on_device = true;
@@ -38,6 +48,12 @@ struct libcudacxx_semaphore_lock {
   __host__ __device__ void lock() { semaphore.acquire(); }
   __host__ __device__ void unlock() { semaphore.release(); }
 };
+
+/// The cohort mutex with a longer turn per side: fewer crossings, longer worst-case waits.
+struct long_cohort_tuning : unisync::tuning {
+  static constexpr cuda::std::uint32_t cohort_pass_bound = 256;
+};
+using long_cohort_mutex = unisync::basic_cohort_mutex<unisync::basic_proportional_backoff<long_cohort_tuning>>;
 
 template <class Case>
 void declare_operations(case_declaration const& declaration, std::vector<mix_cell> const& cells)
@@ -56,6 +72,10 @@ void declare_lock_cases(case_set set, grid_limits const& limits)
   declare_operations<lock_case<unisync::ticket_mutex>>({"lock", "unisync.ticket_mutex", "scope:system"}, cells);
   declare_operations<lock_case<unisync::basic_ticket_mutex<system, unisync::no_backoff>>>(
       {"lock", "unisync.spin_ticket_mutex", "scope:system"}, cells);
+  declare_operations<lock_case<unisync::cohort_mutex>>(
+      {"lock", "unisync.cohort_mutex", "scope:system/bound:" + std::to_string(unisync::cohort_mutex::pass_bound)}, cells);
+  declare_operations<lock_case<long_cohort_mutex>>(
+      {"lock", "unisync.cohort_mutex", "scope:system/bound:" + std::to_string(long_cohort_mutex::pass_bound)}, cells);
   declare_operations<lock_case<libcudacxx_semaphore_lock<system>>>(
       {"lock", "cuda.binary_semaphore", "scope:system"}, cells);
   declare_operations<std_mutex_case>({"lock", "std.mutex", "scope:host", sides::host_only}, cells);

@@ -11,46 +11,18 @@
 
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/platform.hpp>
+#include <unisync/tuning.hpp>
 
 #include <cuda/std/cstdint>
 
 namespace unisync {
 
 /**
- * @brief The constants every waiting policy and forecast uses, in one place.
- *
- * To tune, derive from this struct, change what you measured, and instantiate
- * `basic_exponential_backoff<YourTuning>` / `basic_proportional_backoff<YourTuning>`.
- */
-struct backoff_tuning {
-  /// Shortest delay of the exponential policy. One L2 round trip of a contended word on
-  /// the H100 is about 0.5-1 us, so shorter sleeps only add polls.
-  static constexpr cuda::std::uint32_t exponential_floor_ns = 256;
-  /// The exponential policy's history grows by this much plus the last delay.
-  static constexpr cuda::std::uint32_t exponential_growth_ns = 256;
-  /// Longest delay of every policy: bounds the oversleep after the awaited event, and keeps
-  /// a forecast in the wrong unit (CPU waiters of a barrier missing GPU threads) from
-  /// sleeping for milliseconds.
-  static constexpr cuda::std::uint32_t ceiling_ns = 256 * 1000;
-  /// Forecast per ticket ahead (locks, semaphores): one handoff. A system-scope acq_rel
-  /// block-to-block round trip measured 1.9-2.1 us on the H100, a device-scope one 1.1-1.4 us:
-  /// a handoff is half of that.
-  static constexpr cuda::std::uint32_t ticket_handoff_ns = 256;
-  /// Forecast per missing arrival (per block for block-collective arrivals): arrivals do
-  /// not wait for each other, they only serialize at the counter's L2 atomic unit, a few
-  /// ns each. Scaling by the handoff cost instead made a 528-block barrier sleep ~135 us.
-  static constexpr cuda::std::uint32_t barrier_arrival_ns = 2;
-  /// Below this delay the host yields instead of sleeping: Linux cannot sleep for much
-  /// less than 50 us, so a shorter sleep_for would oversleep by 50 us or more.
-  static constexpr cuda::std::uint32_t host_sleep_threshold_ns = 32 * 1000;
-};
-
-/**
  * @brief Pure spin: polls again at once, whatever the forecast. The seed paper's baseline;
  * fastest for very short waits with few contenders, worst under heavy contention.
  */
 struct no_backoff {
-  using tuning = backoff_tuning;
+  using tuning = unisync::tuning;
   UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t) noexcept { return 0; }
   UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t) noexcept {}
 };
@@ -63,7 +35,7 @@ struct no_backoff {
  * most `ceiling_ns`; the history then grows by `exponential_growth_ns` plus that delay,
  * so delays grow by about 1.5x per failed poll.
  */
-template <class Tuning = backoff_tuning>
+template <class Tuning = unisync::tuning>
 class basic_exponential_backoff {
  public:
   using tuning = Tuning;
@@ -81,7 +53,7 @@ class basic_exponential_backoff {
 
   UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept
   {
-    detail::pause_for_nanoseconds(next_delay_ns(forecast_ns), Tuning::host_sleep_threshold_ns);
+    detail::pause_for_nanoseconds<Tuning>(next_delay_ns(forecast_ns));
   }
 
  private:
@@ -94,7 +66,7 @@ class basic_exponential_backoff {
  * randomness is needed; the cap at `ceiling_ns` only matters for a forecast in the wrong
  * unit.
  */
-template <class Tuning = backoff_tuning>
+template <class Tuning = unisync::tuning>
 class basic_proportional_backoff {
  public:
   using tuning = Tuning;
@@ -106,7 +78,7 @@ class basic_proportional_backoff {
 
   UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept
   {
-    detail::pause_for_nanoseconds(next_delay_ns(forecast_ns), Tuning::host_sleep_threshold_ns);
+    detail::pause_for_nanoseconds<Tuning>(next_delay_ns(forecast_ns));
   }
 };
 

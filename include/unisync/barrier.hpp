@@ -135,11 +135,6 @@ class basic_barrier {
 #endif  // defined(__CUDACC__)
 
  private:
-#if defined(__CUDACC__)
-  template <class Group>
-  __device__ void arrive_and_wait_as_group(Group const& group);
-#endif  // defined(__CUDACC__)
-
   friend struct detail::test_access;
 
   static constexpr cuda::std::uint64_t missing_mask = 0xffffffffu;

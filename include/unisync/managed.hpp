@@ -52,8 +52,9 @@ using managed_ptr = std::unique_ptr<T, managed_deleter<T>>;
  * both operate on it, and returns the owning pointer.
  *
  * The type's own placement hints apply: a type that declares
- * `static void advise_placement(T const*, int device)` places its parts itself (each on
- * its own page). Otherwise `advice` applies to the whole object (default: none).
+ * `static void advise_placement(T*, int device)` places its parts itself (each on its own
+ * page) and may adapt to the device. Otherwise `advice` applies to the whole object
+ * (default: none).
  *
  * @throw unisync::error when no GPU is available or the allocation fails.
  */

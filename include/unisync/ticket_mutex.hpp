@@ -5,6 +5,7 @@
 #include <unisync/detail/chrono.hpp>
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/groups.hpp>
+#include <unisync/detail/ticket_lock.hpp>
 
 #include <cuda/atomic>
 #include <cuda/std/chrono>
@@ -103,13 +104,10 @@ class basic_ticket_mutex {
  private:
   friend struct detail::test_access;
 
-  UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);
+  UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns) { return lock_.try_lock_within(timeout_ns); }
 
-  // The next ticket to hand out. Written by every lock() (fetch_add) and by a successful
-  // try_lock() (compare-exchange).
-  alignas(detail::cache_line_size) cuda::std::uint64_t tickets_taken_ = 0;
-  // The ticket allowed to hold the lock. Written only by the holder, in unlock().
-  alignas(detail::cache_line_size) cuda::std::uint64_t tickets_served_ = 0;
+  // tickets_taken and tickets_served, each on a line of its own.
+  detail::ticket_lock<Scope, Backoff> lock_;
 };
 
 /// The system-scope FIFO lock shared by CPU and GPU threads.

@@ -29,6 +29,8 @@ inline layout layout_of_primitives()
   describe<unisync::binary_semaphore>(out);
   describe<unisync::barrier<>>(out);
   describe<unisync::basic_barrier<cuda::thread_scope_device>>(out);
+  describe<unisync::cohort_mutex>(out);
+  describe<unisync::partitioned_barrier<>>(out);
   return out;
 }
 

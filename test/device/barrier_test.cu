@@ -1,4 +1,4 @@
-// barrier on GPU threads only: the phase checker block-collective and per thread, from 1
+// Barriers on GPU threads only: the phase checker block-collective and per thread, from 1
 // block to the most blocks that can be resident, and the co-residency guard.
 
 #include "device_actors.cuh"
@@ -8,6 +8,7 @@
 #include <unisync/co_resident_launch.hpp>
 #include <unisync/error.hpp>
 #include <unisync/managed.hpp>
+#include <unisync/partitioned_barrier.hpp>
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,7 @@ namespace {
 using namespace unisync::test;
 using checked_barrier = unisync::barrier<checking_completion>;
 using device_checked_barrier = unisync::basic_barrier<cuda::thread_scope_device, checking_completion>;
+using checked_partitioned_barrier = unisync::partitioned_barrier<checking_completion>;
 
 struct managed_phase_harness {
   explicit managed_phase_harness(unsigned participants) : slots(participants, 0)
@@ -86,6 +88,21 @@ TEST(DeviceBarrier, NoParticipantLeavesPhaseEarlyPerThread)
   check_per_thread<checked_barrier>(multiprocessor_count(), 32, 1000);
   // Every resident block: the completion check walks every slot, so fewer phases.
   check_per_thread<checked_barrier>(max_resident(phases_per_thread<checked_barrier>, 32), 32, 100);
+}
+
+TEST(DevicePartitionedBarrier, NoParticipantLeavesPhaseEarlyBlockCollective)
+{
+  UNISYNC_REQUIRE_GPU();
+  for (int blocks : {1, multiprocessor_count(), max_resident(phases_per_block<checked_barrier>, 128)}) {
+    check_block_collective<checked_partitioned_barrier>(blocks, 2000);
+  }
+}
+
+TEST(DevicePartitionedBarrier, NoParticipantLeavesPhaseEarlyPerThread)
+{
+  UNISYNC_REQUIRE_GPU();
+  check_per_thread<checked_partitioned_barrier>(1, 128, 2000);
+  check_per_thread<checked_partitioned_barrier>(multiprocessor_count(), 32, 1000);
 }
 
 TEST(DeviceBarrier, CoResidencyGuardRefusesAnOversizedGrid)

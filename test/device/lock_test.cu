@@ -20,7 +20,7 @@ template <class Lock>
 class DeviceLock : public ::testing::Test {};
 using device_lock_types =
     ::testing::Types<unisync::mutex, unisync::spin_mutex, unisync::ticket_mutex, system_spin_ticket_mutex, device_mutex,
-                     device_ticket_mutex, semaphore_lock<cuda::thread_scope_system>>;
+                     device_ticket_mutex, unisync::cohort_mutex, semaphore_lock<cuda::thread_scope_system>>;
 TYPED_TEST_SUITE(DeviceLock, device_lock_types, type_names);
 
 std::vector<int> block_counts() { return {1, multiprocessor_count(), 4 * multiprocessor_count()}; }
@@ -81,7 +81,7 @@ TYPED_TEST(DeviceLock, TryLockOfAGroupAgreesInEveryThread)
 template <class Lock>
 class DeviceFifoLock : public ::testing::Test {};
 using device_fifo_lock_types = ::testing::Types<unisync::ticket_mutex, system_spin_ticket_mutex, device_ticket_mutex,
-                                                semaphore_lock<cuda::thread_scope_system>>;
+                                                unisync::cohort_mutex, semaphore_lock<cuda::thread_scope_system>>;
 TYPED_TEST_SUITE(DeviceFifoLock, device_fifo_lock_types, type_names);
 
 TYPED_TEST(DeviceFifoLock, ServesInTicketOrder)

@@ -13,12 +13,12 @@
 
 namespace {
 
-using unisync::backoff_tuning;
+using unisync::tuning;
 
 TEST(ExponentialBackoff, StartsAtTheFloor)
 {
   unisync::exponential_backoff backoff;
-  EXPECT_EQ(backoff.next_delay_ns(1), backoff_tuning::exponential_floor_ns);
+  EXPECT_EQ(backoff.next_delay_ns(1), tuning::exponential_floor_ns);
 }
 
 TEST(ExponentialBackoff, GrowsByHalfTheHistory)
@@ -27,9 +27,9 @@ TEST(ExponentialBackoff, GrowsByHalfTheHistory)
   std::uint32_t history = 0;
   for (int poll = 0; poll < 12; ++poll) {
     std::uint32_t expected = history / 2;
-    if (expected < backoff_tuning::exponential_floor_ns) expected = backoff_tuning::exponential_floor_ns;
+    if (expected < tuning::exponential_floor_ns) expected = tuning::exponential_floor_ns;
     EXPECT_EQ(backoff.next_delay_ns(1), expected) << "poll " << poll;
-    history += backoff_tuning::exponential_growth_ns + expected;
+    history += tuning::exponential_growth_ns + expected;
   }
 }
 
@@ -40,10 +40,10 @@ TEST(ExponentialBackoff, NeverDecreasesAndStopsAtTheCeiling)
   for (int poll = 0; poll < 200; ++poll) {
     std::uint32_t const delay = backoff.next_delay_ns(1);
     EXPECT_GE(delay, previous);
-    EXPECT_LE(delay, backoff_tuning::ceiling_ns);
+    EXPECT_LE(delay, tuning::ceiling_ns);
     previous = delay;
   }
-  EXPECT_EQ(previous, backoff_tuning::ceiling_ns);
+  EXPECT_EQ(previous, tuning::ceiling_ns);
 }
 
 TEST(ExponentialBackoff, IgnoresTheDistance)
@@ -68,15 +68,15 @@ TEST(ProportionalBackoff, HasNoHistory)
 TEST(ProportionalBackoff, CapsAMisleadingForecastAtTheCeiling)
 {
   unisync::proportional_backoff backoff;
-  EXPECT_EQ(backoff.next_delay_ns(4'000'000'000u), backoff_tuning::ceiling_ns);
-  EXPECT_EQ(backoff.next_delay_ns(backoff_tuning::ceiling_ns + 1), backoff_tuning::ceiling_ns);
+  EXPECT_EQ(backoff.next_delay_ns(4'000'000'000u), tuning::ceiling_ns);
+  EXPECT_EQ(backoff.next_delay_ns(tuning::ceiling_ns + 1), tuning::ceiling_ns);
 }
 
 TEST(Forecast, IsTheDistanceTimesTheUnit)
 {
   using unisync::detail::forecast_ns;
-  EXPECT_EQ(forecast_ns(3, backoff_tuning::ticket_handoff_ns), 3 * backoff_tuning::ticket_handoff_ns);
-  EXPECT_EQ(forecast_ns(528, backoff_tuning::barrier_arrival_ns), 528 * backoff_tuning::barrier_arrival_ns);
+  EXPECT_EQ(forecast_ns(3, tuning::ticket_handoff_ns), 3 * tuning::ticket_handoff_ns);
+  EXPECT_EQ(forecast_ns(528, tuning::barrier_arrival_ns), 528 * tuning::barrier_arrival_ns);
 }
 
 TEST(Forecast, IsNeverZeroAndSaturates)
@@ -92,7 +92,7 @@ TEST(NoBackoff, NeverDelays)
   EXPECT_EQ(backoff.next_delay_ns(1000), 0u);
 }
 
-struct custom_tuning : backoff_tuning {
+struct custom_tuning : tuning {
   static constexpr std::uint32_t exponential_floor_ns = 1000;
 };
 
@@ -115,7 +115,7 @@ TEST(HostPause, LongDelaysSleepWithoutBurningTheProcessor)
   // Ten pauses at 4x the yield threshold: at least that long in wall time, and a small
   // fraction of it on the processor, which only sleeping gives.
   unisync::proportional_backoff backoff;
-  std::uint32_t const delay_ns = 4 * backoff_tuning::host_sleep_threshold_ns;
+  std::uint32_t const delay_ns = 4 * tuning::host_sleep_threshold_ns;
   ASSERT_EQ(backoff.next_delay_ns(delay_ns), delay_ns);
   auto const start = std::chrono::steady_clock::now();
   double const cpu_start = thread_cpu_seconds();

@@ -1,15 +1,16 @@
-// barrier on CPU threads: the phase checker, the completion function (once per phase,
-// after every arrival), arrive_and_drop, arrive(update), tokens, and timed waits.
+// Barriers on CPU threads, over every barrier type: the phase checker, the completion
+// function (once per phase, after every arrival), arrive_and_drop, arrive(update), tokens
+// and timed waits.
 
 #include "actors.hpp"
+#include "barrier_kinds.hpp"
 #include "checks.hpp"
 #include "test_access.hpp"
-
-#include <unisync/barrier.hpp>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -19,8 +20,6 @@ using namespace std::chrono_literals;
 using unisync::test::checking_completion;
 using unisync::test::phase_record;
 using unisync::test::run_cpu_actors;
-
-using checked_barrier = unisync::barrier<checking_completion>;
 
 struct phase_harness {
   explicit phase_harness(unsigned participants) : slots(participants, 0)
@@ -36,22 +35,141 @@ struct phase_harness {
   phase_record record;
 };
 
-TEST(HostBarrier, NoParticipantLeavesPhaseEarly)
+template <class Kind>
+class HostBarrier : public ::testing::Test {
+ protected:
+  template <class Completion = unisync::empty_completion>
+  using barrier_type = typename Kind::template type<Completion>;
+
+  /// A barrier on the heap (the partitioned barrier's pages make it 16 KiB).
+  template <class Completion = unisync::empty_completion, class... Args>
+  static std::unique_ptr<barrier_type<Completion>> make(Args&&... args)
+  {
+    auto barrier = std::make_unique<barrier_type<Completion>>(std::forward<Args>(args)...);
+    Kind::prepare(*barrier);
+    return barrier;
+  }
+};
+using barrier_kinds = ::testing::Types<unisync::test::central_barrier_kind, unisync::test::partitioned_barrier_kind,
+                                       unisync::test::flat_partitioned_barrier_kind>;
+TYPED_TEST_SUITE(HostBarrier, barrier_kinds, unisync::test::type_names);
+
+TYPED_TEST(HostBarrier, NoParticipantLeavesPhaseEarly)
 {
   constexpr std::uint32_t phases = 2000;
   for (unsigned threads : unisync::test::cpu_thread_counts()) {
     phase_harness harness(threads);
-    checked_barrier barrier(threads, checking_completion{harness.record});
+    auto barrier = TestFixture::template make<checking_completion>(threads, checking_completion{harness.record});
     run_cpu_actors(threads, [&](unsigned actor) {
       for (std::uint32_t phase = 1; phase <= phases; ++phase) {
         harness.record.before_arriving(actor, phase);
-        barrier.arrive_and_wait();
+        barrier->arrive_and_wait();
         harness.record.after_passing(0, threads, phase);
       }
     });
     EXPECT_EQ(harness.violations, 0u) << threads << " threads";
     EXPECT_EQ(harness.completions, phases) << "the completion function runs exactly once per phase";
   }
+}
+
+TYPED_TEST(HostBarrier, ArriveAndDropShrinksLaterPhases)
+{
+  constexpr unsigned threads = 4;
+  phase_harness harness(threads);
+  auto barrier = TestFixture::template make<checking_completion>(threads, checking_completion{harness.record});
+  // Participant k leaves in phase 10 * (k + 1); participant 3 stays to phase 100. Drops in
+  // the first phase (the partitioned barrier's learning phase) are DropInTheFirstPhase's.
+  run_cpu_actors(threads, [&](unsigned actor) {
+    std::uint32_t const last = actor == threads - 1 ? 100 : 10 * (actor + 1);
+    for (std::uint32_t phase = 1; phase <= last; ++phase) {
+      harness.record.before_arriving(actor, phase);
+      if (phase == last && actor != threads - 1) {
+        harness.record.before_arriving(actor, phase_record::dropped);
+        barrier->arrive_and_drop();
+        return;
+      }
+      barrier->arrive_and_wait();
+      harness.record.after_passing(0, threads, phase);
+    }
+  });
+  EXPECT_EQ(harness.violations, 0u);
+  EXPECT_EQ(harness.completions, 100u);
+}
+
+TYPED_TEST(HostBarrier, DropInTheFirstPhase)
+{
+  constexpr unsigned threads = 3;
+  phase_harness harness(threads);
+  auto barrier = TestFixture::template make<checking_completion>(threads, checking_completion{harness.record});
+  run_cpu_actors(threads, [&](unsigned actor) {
+    if (actor == 0) {
+      harness.record.before_arriving(actor, phase_record::dropped);
+      barrier->arrive_and_drop();
+      return;
+    }
+    for (std::uint32_t phase = 1; phase <= 50; ++phase) {
+      harness.record.before_arriving(actor, phase);
+      barrier->arrive_and_wait();
+      harness.record.after_passing(0, threads, phase);
+    }
+  });
+  EXPECT_EQ(harness.violations, 0u);
+  EXPECT_EQ(harness.completions, 50u);
+}
+
+TYPED_TEST(HostBarrier, ArriveWithUpdateCountsSeveralArrivals)
+{
+  // Expected 5: this thread arrives with 3 and then 1, the other thread with 1.
+  int completions = 0;
+  auto count = [&]() noexcept { ++completions; };
+  auto barrier = TestFixture::template make<decltype(count)>(5, count);
+  std::thread other([&] {
+    for (int phase = 0; phase < 100; ++phase) barrier->arrive_and_wait();
+  });
+  for (int phase = 0; phase < 100; ++phase) {
+    auto three = barrier->arrive(3);
+    barrier->wait(barrier->arrive(1));
+    EXPECT_TRUE(barrier->try_wait(three));
+    EXPECT_EQ(completions, phase + 1);
+  }
+  other.join();
+}
+
+TYPED_TEST(HostBarrier, WaitOnATokenAfterOtherWork)
+{
+  auto barrier = TestFixture::make(2);
+  for (int phase = 0; phase < 3; ++phase) {
+    auto token = barrier->arrive();
+    EXPECT_FALSE(barrier->try_wait(token)) << "phase " << phase << " completed with a participant missing";
+    std::thread other([&] { barrier->arrive_and_wait(); });
+    barrier->wait(std::move(token));
+    other.join();
+  }
+}
+
+TYPED_TEST(HostBarrier, TimedWaitReturnsFalseWhileAParticipantIsMissing)
+{
+  auto barrier = TestFixture::make(2);
+  auto token = barrier->arrive();
+  auto const start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(barrier->try_wait_for(token, 30ms));
+  auto const waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, 30ms);
+  EXPECT_LT(waited, 30ms + 5s);
+  EXPECT_FALSE(barrier->try_wait_for(token, cuda::std::chrono::milliseconds(1)));
+  barrier->arrive_and_drop();
+  EXPECT_TRUE(barrier->try_wait_for(token, 0ms)) << "the token stays valid after a timeout";
+}
+
+TYPED_TEST(HostBarrier, ApiMatchesStd)
+{
+  using tested = typename TestFixture::template barrier_type<>;
+  static_assert(tested::max() >= (1 << 22) - 1, "room for every thread a GPU can keep resident, and more");
+  static_assert(!std::is_copy_constructible_v<tested>);
+  static_assert(!std::is_move_constructible_v<tested>);
+  static_assert(!std::is_convertible_v<std::ptrdiff_t, tested>, "explicit constructor");
+  EXPECT_THROW(tested negative(-1), unisync::error);
+  EXPECT_THROW(tested too_large(tested::max() + 1), unisync::error);
 }
 
 TEST(HostBarrier, NoBackoffVariantKeepsPhases)
@@ -71,87 +189,25 @@ TEST(HostBarrier, NoBackoffVariantKeepsPhases)
   EXPECT_EQ(harness.completions, 500u);
 }
 
-TEST(HostBarrier, ArriveAndDropShrinksLaterPhases)
+TEST(HostPartitionedBarrier, RefusesArrivalsBeyondTheSidesShare)
 {
-  constexpr unsigned threads = 4;
-  phase_harness harness(threads);
-  checked_barrier barrier(threads, checking_completion{harness.record});
-  // Participant k leaves after phase 10 * (k + 1); participant 3 stays to phase 100.
-  run_cpu_actors(threads, [&](unsigned actor) {
-    std::uint32_t const last = actor == threads - 1 ? 100 : 10 * (actor + 1);
-    for (std::uint32_t phase = 1; phase <= last; ++phase) {
-      harness.record.before_arriving(actor, phase);
-      if (phase == last && actor != threads - 1) {
-        harness.record.before_arriving(actor, phase_record::dropped);
-        barrier.arrive_and_drop();
-        return;
-      }
-      barrier.arrive_and_wait();
-      harness.record.after_passing(0, threads, phase);
-    }
-  });
-  EXPECT_EQ(harness.violations, 0u);
-  EXPECT_EQ(harness.completions, 100u);
-}
-
-TEST(HostBarrier, ArriveWithUpdateCountsSeveralArrivals)
-{
-  // Expected 5: this thread arrives with 3 and then 1, the other thread with 1.
-  int completions = 0;
-  auto count = [&]() noexcept { ++completions; };
-  unisync::barrier<decltype(count)> barrier(5, count);
-  std::thread other([&] {
-    for (int phase = 0; phase < 100; ++phase) barrier.arrive_and_wait();
-  });
-  for (int phase = 0; phase < 100; ++phase) {
-    auto three = barrier.arrive(3);
-    barrier.wait(barrier.arrive(1));
-    EXPECT_TRUE(barrier.try_wait(three));
-    EXPECT_EQ(completions, phase + 1);
+  // As if the first phase had found one CPU and one GPU participant: a second CPU arrival
+  // in a phase means a participant moved sides, which is refused, not waited on forever.
+  auto barrier = std::make_unique<unisync::partitioned_barrier<>>(2);
+  unisync::detail::test_access::assume_split(*barrier, 1, 1);
+  try {
+    static_cast<void>(barrier->arrive(2));
+    FAIL() << "two CPU arrivals were accepted with a CPU share of one";
+  } catch (unisync::error const& refused) {
+    EXPECT_NE(std::string(refused.what()).find("must not move between the CPU and the GPU"), std::string::npos)
+        << refused.what();
   }
-  other.join();
 }
 
-TEST(HostBarrier, WaitOnATokenAfterOtherWork)
+TEST(HostPartitionedBarrier, ConstantExpressionConstruction)
 {
-  unisync::barrier<> barrier(2);
-  std::uint32_t const phase_before = unisync::detail::test_access::phase(barrier);
-  auto token = barrier.arrive();
-  EXPECT_FALSE(barrier.try_wait(token));
-  std::thread other([&] { barrier.arrive_and_wait(); });
-  barrier.wait(std::move(token));
-  other.join();
-  EXPECT_EQ(unisync::detail::test_access::phase(barrier), phase_before + 1);
-}
-
-TEST(HostBarrier, TimedWaitReturnsFalseWhileAParticipantIsMissing)
-{
-  unisync::barrier<> barrier(2);
-  auto token = barrier.arrive();
-  auto const start = std::chrono::steady_clock::now();
-  EXPECT_FALSE(barrier.try_wait_for(token, 30ms));
-  auto const waited = std::chrono::steady_clock::now() - start;
-  EXPECT_GE(waited, 30ms);
-  EXPECT_LT(waited, 30ms + 5s);
-  EXPECT_FALSE(barrier.try_wait_for(token, cuda::std::chrono::milliseconds(1)));
-  barrier.arrive_and_drop();
-  EXPECT_TRUE(barrier.try_wait_for(token, 0ms)) << "the token stays valid after a timeout";
-}
-
-TEST(HostBarrier, ApiMatchesStd)
-{
-  static_assert(unisync::barrier<>::max() == 0x7fffffff);
-  static_assert(!std::is_copy_constructible_v<unisync::barrier<>>);
-  static_assert(!std::is_move_constructible_v<unisync::barrier<>>);
-  static_assert(!std::is_convertible_v<std::ptrdiff_t, unisync::barrier<>>, "explicit constructor");
-  constexpr unisync::barrier<> constant(4);
+  static constexpr unisync::partitioned_barrier<> constant(4);
   static_cast<void>(constant);
-}
-
-TEST(HostBarrier, RefusesAnOutOfRangeExpectedCountInEveryBuild)
-{
-  EXPECT_THROW(unisync::barrier<> negative(-1), unisync::error);
-  EXPECT_THROW(unisync::barrier<> too_large(unisync::barrier<>::max() + 1), unisync::error);
 }
 
 }  // namespace

@@ -22,8 +22,9 @@ using namespace std::chrono_literals;
 
 template <class Lock>
 class MixedLock : public ::testing::Test {};
-using mixed_lock_types = ::testing::Types<unisync::mutex, unisync::spin_mutex, unisync::ticket_mutex,
-                                          system_spin_ticket_mutex, semaphore_lock<cuda::thread_scope_system>>;
+using mixed_lock_types =
+    ::testing::Types<unisync::mutex, unisync::spin_mutex, unisync::ticket_mutex, system_spin_ticket_mutex,
+                     unisync::cohort_mutex, short_cohort_mutex, semaphore_lock<cuda::thread_scope_system>>;
 TYPED_TEST_SUITE(MixedLock, mixed_lock_types, type_names);
 
 struct mix {
@@ -107,7 +108,7 @@ __global__ void hold_until_released(Lock* lock, int* holding, int* release)
 
 template <class Lock>
 class MixedTimedLock : public ::testing::Test {};
-using mixed_timed_lock_types = ::testing::Types<unisync::mutex, unisync::ticket_mutex>;
+using mixed_timed_lock_types = ::testing::Types<unisync::mutex, unisync::ticket_mutex, unisync::cohort_mutex>;
 TYPED_TEST_SUITE(MixedTimedLock, mixed_timed_lock_types, type_names);
 
 TYPED_TEST(MixedTimedLock, DeviceTimedWaitGivesUpWhileTheHostHolds)
@@ -145,6 +146,70 @@ TYPED_TEST(MixedTimedLock, HostTimedWaitGivesUpWhileTheDeviceHolds)
   ASSERT_EQ(finish_device_work(), cudaSuccess);
   EXPECT_TRUE(lock->try_lock_for(1s));
   lock->unlock();
+}
+
+// Bounded bypass of the cohort mutex: every acquisition counts the other side's critical
+// sections between its lock() call and its entry; none may exceed the documented bound
+// (B + 1) * (ceil((Q + 1) / (B + 1)) + 1), Q being the threads ahead of it on its side.
+struct bypass_record {
+  unsigned long long sections[2] = {0, 0};           // [0] CPU, [1] GPU; counted inside
+  unsigned long long most_foreign_seen[2] = {0, 0};  // [side]: worst bypass a waiter saw
+
+  __host__ __device__ unsigned long long sections_of(int side)
+  {
+    return cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(sections[side])
+        .load(cuda::std::memory_order_relaxed);
+  }
+  template <class Lock>
+  __host__ __device__ void one_section(Lock& lock, int me)
+  {
+    unsigned long long const before = sections_of(1 - me);
+    lock.lock();
+    unsigned long long const foreign = sections_of(1 - me) - before;
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(most_foreign_seen[me])
+        .fetch_max(foreign, cuda::std::memory_order_relaxed);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(sections[me])
+        .fetch_add(1, cuda::std::memory_order_relaxed);
+    lock.unlock();
+  }
+};
+
+template <class Lock>
+__global__ void gpu_sections(Lock* lock, bypass_record* record, int iterations)
+{
+  for (int i = 0; i < iterations; ++i) record->one_section(*lock, 1);
+}
+
+template <class Lock>
+class MixedCohortBypass : public ::testing::Test {};
+using cohort_types = ::testing::Types<short_cohort_mutex, unisync::cohort_mutex>;
+TYPED_TEST_SUITE(MixedCohortBypass, cohort_types, type_names);
+
+TYPED_TEST(MixedCohortBypass, WaitersSeeAtMostTheBoundOfForeignSections)
+{
+  UNISYNC_REQUIRE_GPU();
+  constexpr unsigned cpu_threads = 4;
+  constexpr int gpu_blocks = 8;
+  constexpr unsigned long long pass_bound = TypeParam::pass_bound;
+  auto lock = unisync::make_managed<TypeParam>();
+  auto record = unisync::make_managed<bypass_record>();
+  cudaError_t const status = run_mixed(
+      cpu_threads,
+      [&](unsigned) {
+        for (int i = 0; i < 300; ++i) record->one_section(*lock, 0);
+      },
+      [&] { gpu_sections<<<gpu_blocks, 1>>>(lock.get(), record.get(), 60); });
+  ASSERT_EQ(status, cudaSuccess);
+  auto bound = [&](unsigned long long side_threads) {
+    unsigned long long const turn = pass_bound + 1;
+    return turn * ((side_threads + turn - 1) / turn + 1);
+  };
+  EXPECT_EQ(record->sections[0], cpu_threads * 300ull);
+  EXPECT_EQ(record->sections[1], gpu_blocks * 60ull);
+  EXPECT_LE(record->most_foreign_seen[0], bound(cpu_threads)) << "a CPU waiter was bypassed too often";
+  EXPECT_LE(record->most_foreign_seen[1], bound(gpu_blocks)) << "a GPU waiter was bypassed too often";
+  ::testing::Test::RecordProperty("cpu_worst_bypass", std::to_string(record->most_foreign_seen[0]));
+  ::testing::Test::RecordProperty("gpu_worst_bypass", std::to_string(record->most_foreign_seen[1]));
 }
 
 }  // namespace

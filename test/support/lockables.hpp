@@ -2,6 +2,7 @@
 // The lock-like types the lock properties run over, with readable names for test output.
 // A binary semaphore is adapted to Lockable so the lost-update test covers it as a lock.
 
+#include <unisync/cohort_mutex.hpp>
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
@@ -38,6 +39,13 @@ class semaphore_lock : public basic_counting_semaphore<Scope, 1> {
 };
 
 using system_spin_ticket_mutex = basic_ticket_mutex<cuda::thread_scope_system, no_backoff>;
+
+/// A cohort mutex that hands the lock across after 2 passes: makes the bypass bound small
+/// enough for a test to see a broken one.
+struct short_cohort_tuning : unisync::tuning {
+  static constexpr cuda::std::uint32_t cohort_pass_bound = 2;
+};
+using short_cohort_mutex = basic_cohort_mutex<basic_proportional_backoff<short_cohort_tuning>>;
 using device_mutex = basic_mutex<cuda::thread_scope_device>;
 using device_ticket_mutex = basic_ticket_mutex<cuda::thread_scope_device>;
 
@@ -66,6 +74,14 @@ struct type_name<device_mutex> {
 template <>
 struct type_name<device_ticket_mutex> {
   static std::string get() { return "device_scope_ticket_mutex"; }
+};
+template <>
+struct type_name<cohort_mutex> {
+  static std::string get() { return "cohort_mutex"; }
+};
+template <>
+struct type_name<short_cohort_mutex> {
+  static std::string get() { return "cohort_mutex_bound_2"; }
 };
 template <>
 struct type_name<semaphore_lock<cuda::thread_scope_system>> {

@@ -3,7 +3,9 @@
 // to see when a waiter has taken its ticket, and to start counters near the 64-bit wrap.
 
 #include <unisync/barrier.hpp>
+#include <unisync/cohort_mutex.hpp>
 #include <unisync/counting_semaphore.hpp>
+#include <unisync/partitioned_barrier.hpp>
 #include <unisync/ticket_mutex.hpp>
 
 #include <cuda/std/cstdint>
@@ -14,14 +16,49 @@ struct test_access {
   template <cuda::thread_scope Scope, class Backoff>
   UNISYNC_HOST_DEVICE static cuda::std::uint64_t tickets_taken(basic_ticket_mutex<Scope, Backoff>& lock)
   {
-    return atomic_at<Scope>(lock.tickets_taken_).load(memory_order_acquire);
+    return atomic_at<Scope>(lock.lock_.tickets_taken).load(memory_order_acquire);
   }
   /// Moves both counters of an unused lock to `ticket`.
   template <cuda::thread_scope Scope, class Backoff>
   static void start_tickets_at(basic_ticket_mutex<Scope, Backoff>& lock, cuda::std::uint64_t ticket)
   {
-    lock.tickets_taken_ = ticket;
-    lock.tickets_served_ = ticket;
+    lock.lock_.tickets_taken = ticket;
+    lock.lock_.tickets_served = ticket;
+  }
+
+  /// The cohort mutex's local queue of the calling side.
+  template <class Backoff>
+  UNISYNC_HOST_DEVICE static cuda::std::uint64_t tickets_taken(basic_cohort_mutex<Backoff>& lock)
+  {
+    return running_on_device() ? atomic_at<cuda::thread_scope_device>(lock.gpu_.local.tickets_taken).load(memory_order_acquire)
+                               : atomic_at<cuda::thread_scope_system>(lock.cpu_.local.tickets_taken).load(memory_order_acquire);
+  }
+  template <class Backoff>
+  static void start_tickets_at(basic_cohort_mutex<Backoff>& lock, cuda::std::uint64_t ticket)
+  {
+    lock.cpu_.local.tickets_taken = lock.cpu_.local.tickets_served = ticket;
+    lock.gpu_.local.tickets_taken = lock.gpu_.local.tickets_served = ticket;
+  }
+
+  /// Keeps every phase on the central word, as on a link with native host atomics.
+  template <class Completion, class Backoff>
+  static void make_flat(basic_partitioned_barrier<Completion, Backoff>& barrier)
+  {
+    barrier.central_.flat = 1;
+  }
+  /// Pretends the first phase found `cpu_share` CPU and `gpu_share` GPU participants.
+  template <class Completion, class Backoff>
+  static void assume_split(basic_partitioned_barrier<Completion, Backoff>& barrier, cuda::std::uint32_t cpu_share,
+                           cuda::std::uint32_t gpu_share)
+  {
+    cuda::std::uint64_t const phase_one = cuda::std::uint64_t{1} << 44;
+    barrier.cpu_ = {};
+    barrier.gpu_ = {};
+    barrier.cpu_.share = barrier.gpu_.other_share = cpu_share;
+    barrier.gpu_.share = barrier.cpu_.other_share = gpu_share;
+    barrier.cpu_.phase_and_missing = phase_one | cpu_share;
+    barrier.gpu_.phase_and_missing = phase_one | gpu_share;
+    barrier.cpu_.partitioned = barrier.gpu_.partitioned = 1;
   }
 
   template <cuda::thread_scope Scope, cuda::std::ptrdiff_t Max, class Backoff>

@@ -12,7 +12,8 @@ basic_barrier<Scope, CompletionFunction, Backoff>::arrive(cuda::std::ptrdiff_t u
   UNISYNC_ASSERT(update > 0 && update <= max(), "barrier::arrive(update) needs 0 < update <= max()");
   auto const weight = static_cast<cuda::std::uint32_t>(update);
   auto word = detail::atomic_at<Scope>(phase_and_missing_);
-  // Release only: most arrivals publish and leave. The last one acquires below.
+  // Release only: most arrivals publish and leave. The last one acquires below (measured on
+  // the H100: faster than acq_rel arrivals for every arrival).
   cuda::std::uint64_t const before = word.fetch_sub(weight, detail::memory_order_release);
   auto const missing = static_cast<cuda::std::uint32_t>(before & missing_mask);
   auto const phase = static_cast<cuda::std::uint32_t>(before >> phase_shift);
@@ -59,7 +60,8 @@ basic_barrier<Scope, CompletionFunction, Backoff>::forecast_to_release(arrival_t
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::wait(arrival_token&& token) const
 {
-  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_release(token, order); });
+  auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order); };
+  detail::wait_for_turn<Backoff>(forecast, detail::acquire_poll(forecast));
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
@@ -83,7 +85,7 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arri
 {
   // On the device, the threads of a warp that call this together arrive as one group:
   // one atomic for up to 32 arrivals, and a waiter that counts missing warps, not threads.
-  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (arrive_and_wait_as_group(cooperative_groups::coalesced_threads());),
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (detail::group_arrive_and_wait(cooperative_groups::coalesced_threads(), *this);),
                     (wait(arrive());))
 }
 
@@ -100,18 +102,7 @@ template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 template <class Group, class>
 __device__ void basic_barrier<Scope, CompletionFunction, Backoff>::arrive_and_wait(Group const& group)
 {
-  arrive_and_wait_as_group(group);
-}
-
-template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-template <class Group>
-__device__ void basic_barrier<Scope, CompletionFunction, Backoff>::arrive_and_wait_as_group(Group const& group)
-{
-  // Counting synchronizes the group, which orders every thread's writes before the
-  // leader's (cumulative) release in arrive(); the final sync spreads the leader's acquire.
-  cuda::std::uint32_t const arrivals = detail::group_count(group);
-  if (detail::is_group_leader(group)) wait(arrive(arrivals));
-  group.sync();
+  detail::group_arrive_and_wait(group, *this);
 }
 #endif  // defined(__CUDACC__)
 

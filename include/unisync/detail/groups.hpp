@@ -81,6 +81,18 @@ __device__ void leader_gives_for_group(Group const& group, Give give)
   if (is_group_leader(group)) give();
 }
 
+/// Block-collective arrival at any unisync barrier: the group counts its threads (which
+/// synchronizes it and orders every thread's writes before the leader's cumulative
+/// release), the leader arrives once for all of them and waits, and the final sync spreads
+/// the leader's acquire to the group.
+template <class Group, class Barrier>
+__device__ void group_arrive_and_wait(Group const& group, Barrier& barrier)
+{
+  cuda::std::uint32_t const arrivals = group_count(group);
+  if (is_group_leader(group)) barrier.wait(barrier.arrive(arrivals));
+  group.sync();
+}
+
 }  // namespace unisync::detail
 
 #endif  // defined(__CUDACC__)

@@ -21,7 +21,7 @@ void advise_managed(void const* object, std::size_t bytes, memory_advice advice,
 template <class T, class = void>
 struct has_placement_hints : std::false_type {};
 template <class T>
-struct has_placement_hints<T, std::void_t<decltype(T::advise_placement(static_cast<T const*>(nullptr), 0))>>
+struct has_placement_hints<T, std::void_t<decltype(T::advise_placement(static_cast<T*>(nullptr), 0))>>
     : std::true_type {};
 
 }  // namespace unisync::detail

@@ -23,13 +23,16 @@ UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t forecast_ns(cuda::std::uint32_
 }
 
 /// Polls `forecast_to_turn(order)` until it returns 0, pausing by the Backoff policy in
-/// between. The first poll and the last are acquire loads, the ones between relaxed: an
-/// acquire load at system scope carries a fence on the GPU (about 0.7 us on the H100), so
-/// a waiter that polls many times pays it once, and one whose turn has come already pays
-/// one load. The turn never goes away once it has come, so the final acquire poll finds it
-/// too and synchronizes with the store that gave it.
-template <class Backoff, class ForecastToTurn>
-UNISYNC_HOST_DEVICE void wait_for_turn(ForecastToTurn forecast_to_turn)
+/// between, then makes the wait an acquire. The first poll is an acquire load: a waiter
+/// whose turn has come already pays one load. The polls after it are relaxed, and the one
+/// that finds the turn is followed by `complete_acquire()`: an acquire fence at the scope of
+/// the polled word (`acquire_fence_at`), or one more poll with an acquire load where that
+/// measured faster (barriers: `acquire_poll`; the turn, once come, stays). Either
+/// synchronizes with the store that gave the turn. On the GPU an acquire load at system
+/// scope carries a fence of its own (about 0.7 us on the H100), so a waiter that polls many
+/// times pays it once.
+template <class Backoff, class ForecastToTurn, class CompleteAcquire>
+UNISYNC_HOST_DEVICE void wait_for_turn(ForecastToTurn forecast_to_turn, CompleteAcquire complete_acquire)
 {
   cuda::std::uint32_t forecast = forecast_to_turn(cuda::std::memory_order_acquire);
   if (forecast == 0) return;
@@ -38,7 +41,14 @@ UNISYNC_HOST_DEVICE void wait_for_turn(ForecastToTurn forecast_to_turn)
     backoff.pause(forecast);
     forecast = forecast_to_turn(cuda::std::memory_order_relaxed);
   } while (forecast != 0);
-  while ((forecast = forecast_to_turn(cuda::std::memory_order_acquire)) != 0) backoff.pause(forecast);
+  complete_acquire();
+}
+
+/// complete_acquire for wait_for_turn: polls once more with an acquire load.
+template <class ForecastToTurn>
+UNISYNC_HOST_DEVICE auto acquire_poll(ForecastToTurn& forecast_to_turn)
+{
+  return [&forecast_to_turn] { static_cast<void>(forecast_to_turn(cuda::std::memory_order_acquire)); };
 }
 
 /// Retries `attempt()`, which takes the turn itself when it succeeds (an exchange lock's

@@ -1,0 +1,160 @@
+#pragma once
+
+#include <unisync/backoff.hpp>
+#include <unisync/detail/atomic.hpp>
+#include <unisync/detail/chrono.hpp>
+#include <unisync/detail/config.hpp>
+#include <unisync/detail/groups.hpp>
+#include <unisync/detail/platform.hpp>
+#include <unisync/detail/ticket_lock.hpp>
+#include <unisync/managed.hpp>
+
+#include <cuda/atomic>
+#include <cuda/std/chrono>
+#include <cuda/std/cstdint>
+
+#include <chrono>
+
+namespace unisync {
+
+/**
+ * @brief A mutex for CPU and GPU threads that keeps every read-modify-write on one side of
+ * the link: the platform-aware lock for GPUs without native host atomics (PCIe).
+ *
+ * Each side has a local FIFO ticket lock in its own memory (GPU: device-resident page,
+ * device-scope atomics; CPU: host-resident page). The thread that takes its side's local
+ * lock also needs the top lock, a two-party Peterson lock between the two sides built
+ * from loads and stores only (host-resident words; the GPU reaches them across the link
+ * with system-scope ordering). A holder that sees a thread queued behind it on its own
+ * side passes the lock on without releasing the top lock (a cohort), at most
+ * `tuning::cohort_pass_bound` (B) times in a row while the other side is interested; then
+ * it releases the top lock and Peterson's turn lets the other side in.
+ *
+ * Progress: starvation-free. Bounded bypass: a thread that waits with Q threads ahead of
+ * it in its side's queue sees at most (B + 1) * (ceil((Q + 1) / (B + 1)) + 1) critical
+ * sections of the other side: its side gets the top lock back after at most B + 1 foreign
+ * sections, and serves at least B + 1 of its own threads (or all of them) per turn.
+ * Within a side, threads are served in FIFO order.
+ *
+ * Memory ordering: everything the holder did before `unlock()` is visible to the next
+ * holder after its `lock()` returns. Within a side the local ticket lock's release/acquire
+ * carries it (device scope on the GPU); across sides the top lock does: the releasing
+ * side stores its flag with a system-scope release, the entering side reads it (or the
+ * turn word, stored with release) with a system-scope acquire. Peterson's store-then-load
+ * order is enforced by a system-scope seq_cst fence between the entering side's stores
+ * and its loads. PTX releases and acquires are cumulative, so a chain of local and
+ * cross-side handoffs orders every critical section before the next.
+ *
+ * Placement: construct it with `unisync::make_managed`, which advises each side's page for
+ * that side; without the advice it is still correct, only slower.
+ *
+ * @tparam Backoff waiting policy; `proportional_backoff` (default).
+ */
+template <class Backoff = proportional_backoff>
+class basic_cohort_mutex {
+ public:
+  /// How many times in a row the lock may pass within one side while the other waits.
+  static constexpr cuda::std::uint32_t pass_bound = Backoff::tuning::cohort_pass_bound;
+
+  constexpr basic_cohort_mutex() noexcept = default;
+  basic_cohort_mutex(basic_cohort_mutex const&) = delete;
+  basic_cohort_mutex& operator=(basic_cohort_mutex const&) = delete;
+
+  /// Blocks until the calling thread holds the lock. Cost: the local ticket lock (one
+  /// fetch_add in the side's own memory) and, unless its side holds the top lock already,
+  /// Peterson's entry (two stores and a seq_cst fence at system scope, then loads; on the
+  /// GPU they cross the link).
+  UNISYNC_HOST_DEVICE void lock();
+
+  /// Takes the lock if it is free for the calling side; never blocks or queues.
+  UNISYNC_HOST_DEVICE bool try_lock();
+
+  /// Releases the lock: passes it to the next thread of the same side when one waits and
+  /// the pass bound allows, else releases the top lock. Preconditions: the calling thread
+  /// holds the lock (debug builds check that the local lock is held).
+  UNISYNC_HOST_DEVICE void unlock();
+
+  /// As lock(), but gives up after `timeout` and returns false; never queues.
+  template <class Rep, class Period>
+  UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_lock_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  UNISYNC_HOST_DEVICE bool try_lock_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_lock_within(detail::nanoseconds_until(when));
+  }
+  template <class Rep, class Period>
+  bool try_lock_for(std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_lock_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  bool try_lock_until(std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_lock_within(detail::nanoseconds_until(when));
+  }
+
+#if defined(__CUDACC__)
+  /// Group overloads: the group's leader locks for the whole group (see basic_mutex).
+  template <class Group>
+  __device__ void lock(Group const& group);
+  template <class Group>
+  __device__ bool try_lock(Group const& group);
+  template <class Group>
+  __device__ void unlock(Group const& group);
+#endif  // defined(__CUDACC__)
+
+  /// make_managed's placement hook: the CPU's page and the top lock to the host, the GPU's
+  /// page to the device.
+  static void advise_placement(basic_cohort_mutex* mutex, int device);
+
+ private:
+  friend struct detail::test_access;
+
+  /// Which side of the link a thread is on; also its index in the top lock.
+  enum side_id : cuda::std::uint32_t { cpu_side = 0, gpu_side = 1 };
+
+  /// One side's lock, on a page of its own.
+  template <cuda::thread_scope LocalScope>
+  struct alignas(4096) side_part {
+    detail::ticket_lock<LocalScope, Backoff> local;
+    // Whether this side holds the top lock, and how many times in a row it has been passed
+    // within the side. Written only by the side's holders, under the local lock.
+    alignas(detail::cache_line_size) cuda::std::uint32_t top_held = 0;
+    cuda::std::uint32_t passes = 0;
+  };
+
+  /// Peterson's words, in host memory: the CPU reaches them locally, the GPU across the link.
+  struct alignas(4096) top_part {
+    alignas(detail::cache_line_size) cuda::std::uint32_t cpu_interested = 0;  // written by CPU leaders
+    alignas(detail::cache_line_size) cuda::std::uint32_t gpu_interested = 0;  // written by GPU leaders
+    alignas(detail::cache_line_size) cuda::std::uint32_t turn = 0;            // written by both
+  };
+
+  template <class Side>
+  UNISYNC_HOST_DEVICE void lock_on(Side& side, side_id me);
+  template <class Side>
+  UNISYNC_HOST_DEVICE bool try_lock_on(Side& side, side_id me);
+  template <class Side>
+  UNISYNC_HOST_DEVICE void unlock_on(Side& side, side_id me);
+  template <class Side>
+  UNISYNC_HOST_DEVICE bool try_lock_within_on(Side& side, side_id me, cuda::std::uint64_t timeout_ns);
+  UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);
+  UNISYNC_HOST_DEVICE void announce_interest(side_id me);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_top(side_id me, cuda::std::memory_order order);
+  UNISYNC_HOST_DEVICE void release_top(side_id me);
+  UNISYNC_HOST_DEVICE cuda::atomic_ref<cuda::std::uint32_t, cuda::thread_scope_system> interested(side_id side);
+
+  side_part<cuda::thread_scope_system> cpu_;
+  side_part<cuda::thread_scope_device> gpu_;
+  top_part top_;
+};
+
+/// The platform-aware system-scope mutex shared by CPU and GPU threads.
+using cohort_mutex = basic_cohort_mutex<>;
+
+}  // namespace unisync
+
+#include <unisync/detail/cohort_mutex.inl>

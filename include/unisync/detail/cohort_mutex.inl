@@ -1,0 +1,182 @@
+#pragma once
+// Definitions of basic_cohort_mutex; the contract is in unisync/cohort_mutex.hpp.
+
+#include <unisync/detail/managed_memory.hpp>
+#include <unisync/detail/wait.hpp>
+
+namespace unisync {
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::lock()
+{
+  if (detail::running_on_device()) {
+    lock_on(gpu_, gpu_side);
+  } else {
+    lock_on(cpu_, cpu_side);
+  }
+}
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock()
+{
+  return detail::running_on_device() ? try_lock_on(gpu_, gpu_side) : try_lock_on(cpu_, cpu_side);
+}
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock()
+{
+  if (detail::running_on_device()) {
+    unlock_on(gpu_, gpu_side);
+  } else {
+    unlock_on(cpu_, cpu_side);
+  }
+}
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock_within(cuda::std::uint64_t timeout_ns)
+{
+  return detail::running_on_device() ? try_lock_within_on(gpu_, gpu_side, timeout_ns)
+                                     : try_lock_within_on(cpu_, cpu_side, timeout_ns);
+}
+
+template <class Backoff>
+template <class Side>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::lock_on(Side& side, side_id me)
+{
+  side.local.lock();
+  // top_held was written by the previous local holder, under the local lock.
+  if (side.top_held != 0) return;
+  announce_interest(me);
+  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_top(me, order); },
+                                 detail::acquire_fence_at<cuda::thread_scope_system>{});
+  side.top_held = 1;
+  side.passes = 0;
+}
+
+template <class Backoff>
+template <class Side>
+UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock_on(Side& side, side_id me)
+{
+  if (!side.local.try_lock()) return false;
+  if (side.top_held != 0) return true;
+  announce_interest(me);
+  if (forecast_to_top(me, detail::memory_order_acquire) == 0) {
+    side.top_held = 1;
+    side.passes = 0;
+    return true;
+  }
+  release_top(me);  // withdrawing lets the other side in, as Peterson allows
+  side.local.unlock();
+  return false;
+}
+
+template <class Backoff>
+template <class Side>
+UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock_within_on(Side& side, side_id me,
+                                                                      cuda::std::uint64_t timeout_ns)
+{
+  detail::deadline const limit = detail::deadline::after(timeout_ns);
+  if (!side.local.try_lock_within(timeout_ns)) return false;
+  if (side.top_held != 0) return true;
+  announce_interest(me);
+  if (detail::wait_for_turn_until<Backoff>(limit,
+                                           [&](cuda::std::memory_order order) { return forecast_to_top(me, order); })) {
+    side.top_held = 1;
+    side.passes = 0;
+    return true;
+  }
+  release_top(me);
+  side.local.unlock();
+  return false;
+}
+
+template <class Backoff>
+template <class Side>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_on(Side& side, side_id me)
+{
+  UNISYNC_ASSERT(side.top_held != 0 && side.local.queued() != 0, "unlock() of a cohort_mutex not held by this side");
+  bool const waiter_behind = side.local.queued() > 1;
+  if (waiter_behind && side.passes < pass_bound) {
+    ++side.passes;  // pass within the side: the top lock stays with it
+  } else if (waiter_behind &&
+             interested(static_cast<side_id>(1 - me)).load(detail::memory_order_relaxed) == 0) {
+    side.passes = 0;  // the bound is reached but nobody on the other side waits: carry on
+  } else {
+    side.top_held = 0;
+    side.passes = 0;
+    release_top(me);
+  }
+  side.local.unlock();
+}
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::announce_interest(side_id me)
+{
+  using detail::atomic_at;
+  interested(me).store(1, detail::memory_order_relaxed);
+  // "You first": released, so an entering other side that reads it synchronizes with this
+  // side's previous critical sections.
+  atomic_at<cuda::thread_scope_system>(top_.turn).store(1 - me, detail::memory_order_release);
+  // Peterson needs each side's stores ordered before its loads of the other side's words.
+  cuda::atomic_thread_fence(detail::memory_order_seq_cst, cuda::thread_scope_system);
+}
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_cohort_mutex<Backoff>::forecast_to_top(side_id me,
+                                                                                   cuda::std::memory_order order)
+{
+  using detail::atomic_at;
+  side_id const other = static_cast<side_id>(1 - me);
+  bool const other_wants = interested(other).load(order) != 0;
+  bool const other_goes_first = atomic_at<cuda::thread_scope_system>(top_.turn).load(order) == other;
+  // The other side holds or gets the top lock: it runs at most a full cohort turn first.
+  return other_wants && other_goes_first ? detail::forecast_ns(pass_bound + 1,
+                                                               Backoff::tuning::ticket_handoff_ns)
+                                         : 0u;
+}
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::release_top(side_id me)
+{
+  interested(me).store(0, detail::memory_order_release);
+}
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE cuda::atomic_ref<cuda::std::uint32_t, cuda::thread_scope_system>
+basic_cohort_mutex<Backoff>::interested(side_id side)
+{
+  return detail::atomic_at<cuda::thread_scope_system>(side == cpu_side ? top_.cpu_interested : top_.gpu_interested);
+}
+
+#if defined(__CUDACC__)
+template <class Backoff>
+template <class Group>
+__device__ void basic_cohort_mutex<Backoff>::lock(Group const& group)
+{
+  detail::leader_takes_for_group(group, [this] { lock(); });
+}
+
+template <class Backoff>
+template <class Group>
+__device__ bool basic_cohort_mutex<Backoff>::try_lock(Group const& group)
+{
+  return detail::leader_tries_for_group(group, [this] { return try_lock(); });
+}
+
+template <class Backoff>
+template <class Group>
+__device__ void basic_cohort_mutex<Backoff>::unlock(Group const& group)
+{
+  detail::leader_gives_for_group(group, [this] { unlock(); });
+}
+#endif  // defined(__CUDACC__)
+
+template <class Backoff>
+void basic_cohort_mutex<Backoff>::advise_placement(basic_cohort_mutex* mutex, int device)
+{
+  detail::advise_managed(&mutex->cpu_, sizeof(mutex->cpu_), memory_advice::prefer_host, device);
+  detail::advise_managed(&mutex->top_, sizeof(mutex->top_), memory_advice::prefer_host, device);
+  detail::advise_managed(&mutex->gpu_, sizeof(mutex->gpu_), memory_advice::prefer_device, device);
+}
+
+}  // namespace unisync

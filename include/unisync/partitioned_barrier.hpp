@@ -1,0 +1,234 @@
+#pragma once
+
+#include <unisync/backoff.hpp>
+#include <unisync/barrier.hpp>
+#include <unisync/detail/atomic.hpp>
+#include <unisync/detail/chrono.hpp>
+#include <unisync/detail/config.hpp>
+#include <unisync/detail/groups.hpp>
+#include <unisync/detail/platform.hpp>
+#include <unisync/managed.hpp>
+
+#include <cuda/atomic>
+#include <cuda/std/chrono>
+#include <cuda/std/cstddef>
+#include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
+
+#include <chrono>
+
+namespace unisync {
+
+/**
+ * @brief std::barrier for CPU and GPU participants that keeps every read-modify-write on one
+ * side of the link: the platform-aware barrier for GPUs without native host atomics (PCIe).
+ *
+ * Each side gathers its arrivals on a counter in its own memory (GPU: device-resident page,
+ * block-count hierarchy; CPU: host-resident page). The arrival that completes its side is
+ * the side's leader: it publishes "my side arrived" with one store to a host-resident word,
+ * reads the other side's word (the GPU reads across the link, the CPU locally), and then
+ * releases its own side with one local store. Only plain loads and stores with
+ * system-scope release/acquire cross the link: on the H100 machine a CPU<->GPU round trip
+ * through memory costs about 2 us, while atomics on one managed word migrate its page on
+ * every cross access (libcu++'s system barrier: 517-889 us per phase).
+ *
+ * How `expected` is split: the first phase runs on one central word in managed memory
+ * (correct for any split, slow once) while each side also counts its own arrivals; its
+ * last arriver learns the split from those counts and arms the per-side counters. From
+ * then on each side expects the arrivals it had in the previous phase minus its
+ * `arrive_and_drop()`s. Precondition: participants do not move between sides after the
+ * first phase (the same threads arrive every phase, the ordinary use of a barrier); an
+ * arrival beyond its side's share is reported (host: unisync::error, device: trap), never
+ * hung on.
+ *
+ * The completion function runs exactly once per phase, before anyone is released: on the
+ * GPU while GPU threads take part, on the CPU otherwise (so with both sides it must be
+ * callable on both: `__host__ __device__`).
+ *
+ * Placement: construct it with `unisync::make_managed`, which advises each part for the
+ * side that touches it; without the advice it is still correct, only slower. On a GPU
+ * whose link has native host atomics (`hostNativeAtomicSupported`, NVLink-C2C) make_managed
+ * selects the flat mode instead: every phase on the central word, since there one
+ * system-scope atomic per arrival costs less than a cross-link handshake per phase, and
+ * no page migrates.
+ *
+ * Memory ordering: everything a participant did before arriving is visible to the
+ * completion function and to every participant after its wait returns. Side arrivals are
+ * release RMWs on the side's word (one release sequence; device scope on the GPU, since
+ * only GPU threads touch it); the side's leader acquires it, publishes its report with a
+ * system-scope release store, and acquires the other side's report at system scope; the
+ * completion runs after both acquires; the completer's report release and the leaders'
+ * re-arming release stores carry everything to the waiters, whose final poll is an
+ * acquire load. Releases and acquires are cumulative under the PTX model and causality
+ * order chains through synchronizations of different scopes, so the chain orders every
+ * participant's writes before every participant's reads.
+ *
+ * @tparam CompletionFunction nothrow-invocable with no arguments, run once per phase.
+ * @tparam Backoff            waiting policy; `proportional_backoff` (default).
+ */
+template <class CompletionFunction = empty_completion, class Backoff = proportional_backoff>
+class basic_partitioned_barrier {
+  static_assert(cuda::std::is_nothrow_invocable_v<CompletionFunction&>,
+                "the barrier's CompletionFunction must be callable with no arguments and noexcept");
+
+ public:
+  /// Returned by arrive(); identifies the phase, and the word it was counted on.
+  class arrival_token {
+   public:
+    arrival_token() = default;
+
+   private:
+    friend class basic_partitioned_barrier;
+    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight, bool central,
+                                      bool fetches_report) noexcept
+        : phase_(phase), weight_(weight), central_(central), fetches_report_(fetches_report)
+    {
+    }
+    cuda::std::uint32_t phase_ = 0;
+    cuda::std::uint32_t weight_ = 1;
+    bool central_ = true;          // counted on the central word (first phase, or flat mode)
+    bool fetches_report_ = false;  // the GPU side's first arriver: copies the CPU's report
+  };
+
+  /// The largest expected count: 2^22 - 1 (a side's word packs phase, drops and missing
+  /// arrivals into 64 bits, so that its leader reads them all with its own arrival).
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::ptrdiff_t max() noexcept { return field_mask; }
+
+  /// Preconditions: 0 <= expected <= max(), checked in every build.
+  UNISYNC_HOST_DEVICE constexpr explicit basic_partitioned_barrier(cuda::std::ptrdiff_t expected,
+                                                                   CompletionFunction completion = CompletionFunction())
+      : central_{static_cast<cuda::std::uint64_t>(expected), static_cast<cuda::std::uint32_t>(expected), 0, 0,
+                 completion}
+  {
+    UNISYNC_EXPECTS(expected >= 0 && expected <= max(), "partitioned_barrier(expected) needs 0 <= expected <= max()");
+  }
+  basic_partitioned_barrier(basic_partitioned_barrier const&) = delete;
+  basic_partitioned_barrier& operator=(basic_partitioned_barrier const&) = delete;
+
+  /// Counts `update` arrivals of the calling thread's side. Preconditions: update > 0 and
+  /// at most the arrivals still missing (debug builds); at most the side's share (always
+  /// checked). Cost: one release fetch_sub on the side's word; the side's last arriver
+  /// also does the handshake: one store across the link and polls of the other side's
+  /// report (local on the CPU, across the link on the GPU).
+  [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
+
+  /// Blocks until the phase of `token` has completed. Cost: relaxed polls of a word in the
+  /// calling side's own memory, and a final acquire load.
+  UNISYNC_HOST_DEVICE void wait(arrival_token&& token) const;
+  /// True once the phase of `token` has completed; never blocks.
+  UNISYNC_HOST_DEVICE bool try_wait(arrival_token const& token) const;
+  /// Waits for the phase of `token` at most `timeout`; the token stays valid.
+  template <class Rep, class Period>
+  UNISYNC_HOST_DEVICE bool try_wait_for(arrival_token const& token,
+                                        cuda::std::chrono::duration<Rep, Period> const& timeout) const
+  {
+    return try_wait_within(token, detail::to_nanoseconds(timeout));
+  }
+  template <class Rep, class Period>
+  bool try_wait_for(arrival_token const& token, std::chrono::duration<Rep, Period> const& timeout) const
+  {
+    return try_wait_within(token, detail::to_nanoseconds(timeout));
+  }
+
+  /// arrive() then wait(); on the device the threads of a warp that call it together
+  /// arrive as one coalesced group.
+  UNISYNC_HOST_DEVICE void arrive_and_wait();
+  /// Arrives in the current phase and removes the caller from later phases.
+  UNISYNC_HOST_DEVICE void arrive_and_drop();
+
+#if defined(__CUDACC__)
+  /// Block-collective arrival (thread_block or thread_block_tile): the group counts itself,
+  /// its leader arrives once for all and waits, the group synchronizes.
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void arrive_and_wait(Group const& group);
+#endif  // defined(__CUDACC__)
+
+  /// make_managed's placement hook: advises the host part for the CPU, the device part for
+  /// the GPU, and selects the flat mode on a link with native host atomics.
+  static void advise_placement(basic_partitioned_barrier* barrier, int device);
+
+ private:
+  friend struct detail::test_access;
+
+  // The central word: phase (bits 63..32) | arrivals missing (bits 31..0).
+  static constexpr cuda::std::uint64_t missing_mask = 0xffffffffu;
+  static constexpr int phase_shift = 32;
+  // A side's word: phase (bits 63..44, wrapping) | drops (43..22) | missing (21..0).
+  static constexpr cuda::std::uint32_t field_mask = (1u << 22) - 1;
+  static constexpr int side_drops_shift = 22;
+  static constexpr int side_phase_shift = 44;
+  static constexpr cuda::std::uint32_t side_phase_mask = (1u << 20) - 1;
+  // A report: the reporting side's next phase (bits 63..32) | its share of it (31..0).
+  static constexpr int report_phase_shift = 32;
+
+  /// One side's state, on a page of its own. The CPU's page is advised for the host, the
+  /// GPU's for the device; `report` (in the host page only) is read across the link.
+  struct alignas(4096) side_part {
+    // Phase | drops | arrivals missing on this side (layout above). Written by the side's
+    // arrivals (fetch_sub; a drop adds to drops in the same operation) and by its leader
+    // (re-arm store); polled by the side's waiters.
+    alignas(detail::cache_line_size) cuda::std::uint64_t phase_and_missing = 0;
+    // 1 once the side counts on its own word (after the first phase, unless flat). Written
+    // once by the first phase's last arriver; read by every arrival, on the same line.
+    cuda::std::uint32_t partitioned = 0;
+    // The side's share of the current phase and the other side's, as this side's leader
+    // knows them. Written only by the side's leaders, one phase after another.
+    cuda::std::uint32_t share = 0;
+    cuda::std::uint32_t other_share = 0;
+    // The other side's latest report, copied into this side's memory by the phase's first
+    // arriver (used on the GPU side only). Written by that arriver, read by the leader.
+    alignas(detail::cache_line_size) cuda::std::uint64_t cpu_report_copy = 0;
+    // Arrivals and drops of this side in the first phase, to learn the split. Written by
+    // them; both rare, so they share a line.
+    alignas(detail::cache_line_size) cuda::std::uint32_t first_phase_arrivals = 0;
+    cuda::std::uint32_t first_phase_drops = 0;
+  };
+
+  /// The reports, both in host memory: the CPU leader writes and reads them locally, the
+  /// GPU leader writes its own and polls the CPU's across the link. A report is the phase
+  /// its side has arrived in plus one (high half) and the side's share of that next phase.
+  struct alignas(4096) report_part {
+    alignas(detail::cache_line_size) cuda::std::uint64_t from_cpu = 0;  // written by CPU leaders
+    alignas(detail::cache_line_size) cuda::std::uint64_t from_gpu = 0;  // written by GPU leaders
+  };
+
+  /// The central word, used by every arrival in the first phase (and always in flat mode),
+  /// in managed memory without advice: both sides' read-modify-writes on it stay atomic
+  /// because its page migrates to whichever side operates on it.
+  struct alignas(4096) central_part {
+    cuda::std::uint64_t phase_and_missing;  // written by every central arrival and the last one
+    cuda::std::uint32_t expected;           // participants of the next central phase
+    cuda::std::uint32_t drops;              // drops in a central phase
+    cuda::std::uint32_t flat;               // 1: every phase stays central (set by make_managed)
+    CompletionFunction completion;
+  };
+
+  UNISYNC_HOST_DEVICE side_part& my_side() const;
+  UNISYNC_HOST_DEVICE arrival_token arrive_on_side(side_part& side, cuda::std::uint32_t weight, bool drop);
+  UNISYNC_HOST_DEVICE arrival_token arrive_central(cuda::std::uint32_t weight);
+  UNISYNC_HOST_DEVICE void complete_central_phase(cuda::std::uint32_t phase);
+  UNISYNC_HOST_DEVICE void complete_side_phase(side_part& side, bool on_cpu, cuda::std::uint32_t phase,
+                                               cuda::std::uint32_t dropped);
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t wait_for_report(cuda::std::uint64_t const& report,
+                                                          cuda::std::uint32_t next_phase) const;
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t cpu_report_for(cuda::std::uint32_t next_phase);
+  UNISYNC_HOST_DEVICE void copy_cpu_report(arrival_token const& token);
+  UNISYNC_HOST_DEVICE static constexpr bool reported_at_least(cuda::std::uint64_t report,
+                                                              cuda::std::uint32_t next_phase) noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token,
+                                                               cuda::std::memory_order order) const;
+  UNISYNC_HOST_DEVICE bool try_wait_within(arrival_token const& token, cuda::std::uint64_t timeout_ns) const;
+
+  central_part central_;
+  side_part cpu_;
+  side_part gpu_;
+  report_part reports_;
+};
+
+/// The platform-aware system-scope barrier shared by CPU and GPU threads.
+template <class CompletionFunction = empty_completion>
+using partitioned_barrier = basic_partitioned_barrier<CompletionFunction>;
+
+}  // namespace unisync
+
+#include <unisync/detail/partitioned_barrier.inl>

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <unisync/detail/config.hpp>
+
+#include <cuda/std/cstdint>
+
+namespace unisync {
+
+/**
+ * @brief Every tunable constant of unisync, in one place, each with the measurement that
+ * chose it (H100 machine: x86 host, PCIe, driver 580).
+ *
+ * To tune, derive from this struct, change what you measured, and instantiate the waiting
+ * policies with it (`basic_exponential_backoff<YourTuning>`,
+ * `basic_proportional_backoff<YourTuning>`); primitives read their constants from their
+ * policy's `tuning`.
+ */
+struct tuning {
+  /// Shortest delay of the exponential policy. One L2 round trip of a contended word on
+  /// the H100 is about 0.5-1 us, so shorter sleeps only add polls.
+  static constexpr cuda::std::uint32_t exponential_floor_ns = 256;
+  /// The exponential policy's history grows by this much plus the last delay.
+  static constexpr cuda::std::uint32_t exponential_growth_ns = 256;
+  /// Longest delay of every policy: bounds the oversleep after the awaited event, and keeps
+  /// a forecast in the wrong unit (CPU waiters of a barrier missing GPU threads) from
+  /// sleeping for milliseconds.
+  static constexpr cuda::std::uint32_t ceiling_ns = 256 * 1000;
+  /// Forecast per ticket ahead (locks, semaphores): one handoff. A system-scope acq_rel
+  /// block-to-block round trip measured 1.9-2.1 us on the H100, a device-scope one 1.1-1.4 us:
+  /// a handoff is half of that or less.
+  static constexpr cuda::std::uint32_t ticket_handoff_ns = 256;
+  /// Forecast per missing arrival (per block for block-collective arrivals): arrivals do
+  /// not wait for each other, they only serialize at the counter's L2 atomic unit, a few
+  /// ns each. Scaling by the handoff cost instead made a 528-block barrier sleep ~135 us.
+  static constexpr cuda::std::uint32_t barrier_arrival_ns = 2;
+  /// Forecast while a partitioned barrier's side leader waits for the other side: half the
+  /// 2.0-2.2 us CPU<->GPU round trip through memory measured on the H100 machine.
+  static constexpr cuda::std::uint32_t link_handoff_ns = 1000;
+  /// Below this delay the host yields instead of sleeping: Linux cannot sleep for much
+  /// less than 50 us, so a shorter sleep_for would oversleep by 50 us or more.
+  static constexpr cuda::std::uint32_t host_sleep_threshold_ns = 32 * 1000;
+  /// The cohort mutex passes the lock within one side (CPU or GPU) at most this many
+  /// times in a row while the other side waits, then hands it across.
+  static constexpr cuda::std::uint32_t cohort_pass_bound = 64;
+};
+
+}  // namespace unisync
