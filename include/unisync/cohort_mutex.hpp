@@ -28,13 +28,18 @@ namespace unisync {
  * with system-scope ordering). A holder that sees a thread queued behind it on its own
  * side passes the lock on without releasing the top lock (a cohort), at most
  * `tuning::cohort_pass_bound` (B) times in a row while the other side is interested; then
- * it releases the top lock and Peterson's turn lets the other side in.
+ * it hands the top lock over: Peterson's turn lets the other side in, and its own side,
+ * still interested, gets the top lock back after that side's turn.
  *
- * Progress: starvation-free. Bounded bypass: a thread that waits with Q threads ahead of
- * it in its side's queue sees at most (B + 1) * (ceil((Q + 1) / (B + 1)) + 1) critical
- * sections of the other side: its side gets the top lock back after at most B + 1 foreign
- * sections, and serves at least B + 1 of its own threads (or all of them) per turn.
- * Within a side, threads are served in FIFO order.
+ * Progress: starvation-free. Bounded bypass: once a waiting thread's side has announced
+ * its interest in the top lock, the thread sees at most (B + 1) * (ceil((Q + 1) / (B + 1))
+ * + 1) critical sections of the other side, Q being the threads ahead of it in its side's
+ * FIFO queue: the other side runs at most B + 1 sections per turn of the waiter's side,
+ * and one turn more when the turn store of the announcement lands after a handover
+ * (verified with spin in test/models/cohort_mutex.pml, where the bound is tight). A side
+ * that hands over keeps its interest, so it stays announced. A waiter that queues after
+ * its side decided to release the top lock is not announced until it takes the local
+ * lock and stores its interest; the other side is not held back meanwhile.
  *
  * Memory ordering: everything the holder did before `unlock()` is visible to the next
  * holder after its `lock()` returns. Within a side the local ticket lock's release/acquire
@@ -70,7 +75,8 @@ class basic_cohort_mutex {
   UNISYNC_HOST_DEVICE bool try_lock();
 
   /// Releases the lock: passes it to the next thread of the same side when one waits and
-  /// the pass bound allows, else releases the top lock. Preconditions: the calling thread
+  /// the pass bound allows (or the other side does not wait), hands the top lock over when
+  /// the bound is reached, else releases the top lock. Preconditions: the calling thread
   /// holds the lock (debug builds check that the local lock is held).
   UNISYNC_HOST_DEVICE void unlock();
 
@@ -115,14 +121,18 @@ class basic_cohort_mutex {
 
   /// Which side of the link a thread is on; also its index in the top lock.
   enum side_id : cuda::std::uint32_t { cpu_side = 0, gpu_side = 1 };
+  /// A side's hold on the top lock: none, held, or handed to the other side for one turn
+  /// with this side's interest still announced.
+  enum top_state_value : cuda::std::uint32_t { top_free = 0, top_held = 1, top_handed_over = 2 };
 
   /// One side's lock, on a page of its own.
   template <cuda::thread_scope LocalScope>
   struct alignas(4096) side_part {
     detail::ticket_lock<LocalScope, Backoff> local;
-    // Whether this side holds the top lock, and how many times in a row it has been passed
-    // within the side. Written only by the side's holders, under the local lock.
-    alignas(detail::cache_line_size) cuda::std::uint32_t top_held = 0;
+    // Whether this side holds the top lock (or handed it over with its interest kept), and
+    // how many times in a row it has been passed within the side. Written only by the side's
+    // holders, under the local lock.
+    alignas(detail::cache_line_size) cuda::std::uint32_t top_state = top_free;
     cuda::std::uint32_t passes = 0;
   };
 

@@ -44,12 +44,18 @@ template <class Side>
 UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::lock_on(Side& side, side_id me)
 {
   side.local.lock();
-  // top_held was written by the previous local holder, under the local lock.
-  if (side.top_held != 0) return;
-  announce_interest(me);
+  // top_state was written by the previous local holder, under the local lock.
+  if (side.top_state == top_held) return;
+  if (side.top_state == top_free) {
+    announce_interest(me);
+  } else {
+    // Handed over with this side's interest kept: order the handover's turn store before
+    // this holder's reads of the other side's words, as announcing would.
+    cuda::atomic_thread_fence(detail::memory_order_seq_cst, cuda::thread_scope_system);
+  }
   detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_top(me, order); },
                                  detail::acquire_fence_at<cuda::thread_scope_system>{});
-  side.top_held = 1;
+  side.top_state = top_held;
   side.passes = 0;
 }
 
@@ -58,14 +64,16 @@ template <class Side>
 UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock_on(Side& side, side_id me)
 {
   if (!side.local.try_lock()) return false;
-  if (side.top_held != 0) return true;
-  announce_interest(me);
+  if (side.top_state == top_held) return true;
+  if (side.top_state == top_free) announce_interest(me);
   if (forecast_to_top(me, detail::memory_order_acquire) == 0) {
-    side.top_held = 1;
+    side.top_state = top_held;
     side.passes = 0;
     return true;
   }
-  release_top(me);  // withdrawing lets the other side in, as Peterson allows
+  // Withdrawing lets the other side in, as Peterson allows; a handed-over interest is kept
+  // for the threads queued behind.
+  if (side.top_state == top_free) release_top(me);
   side.local.unlock();
   return false;
 }
@@ -77,15 +85,15 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock_within_on(Side& s
 {
   detail::deadline const limit = detail::deadline::after(timeout_ns);
   if (!side.local.try_lock_within(timeout_ns)) return false;
-  if (side.top_held != 0) return true;
-  announce_interest(me);
+  if (side.top_state == top_held) return true;
+  if (side.top_state == top_free) announce_interest(me);
   if (detail::wait_for_turn_until<Backoff>(limit,
                                            [&](cuda::std::memory_order order) { return forecast_to_top(me, order); })) {
-    side.top_held = 1;
+    side.top_state = top_held;
     side.passes = 0;
     return true;
   }
-  release_top(me);
+  if (side.top_state == top_free) release_top(me);
   side.local.unlock();
   return false;
 }
@@ -94,17 +102,24 @@ template <class Backoff>
 template <class Side>
 UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_on(Side& side, side_id me)
 {
-  UNISYNC_ASSERT(side.top_held != 0 && side.local.queued() != 0, "unlock() of a cohort_mutex not held by this side");
+  UNISYNC_ASSERT(side.top_state == top_held && side.local.queued() != 0,
+                 "unlock() of a cohort_mutex not held by this side");
   bool const waiter_behind = side.local.queued() > 1;
   if (waiter_behind && side.passes < pass_bound) {
     ++side.passes;  // pass within the side: the top lock stays with it
-  } else if (waiter_behind &&
-             interested(static_cast<side_id>(1 - me)).load(detail::memory_order_relaxed) == 0) {
-    side.passes = 0;  // the bound is reached but nobody on the other side waits: carry on
-  } else {
-    side.top_held = 0;
+  } else if (!waiter_behind) {
+    side.top_state = top_free;
     side.passes = 0;
     release_top(me);
+  } else if (interested(static_cast<side_id>(1 - me)).load(detail::memory_order_relaxed) == 0) {
+    side.passes = 0;  // the bound is reached but nobody on the other side waits: carry on
+  } else {
+    // The bound is reached and the other side waits: hand the top lock over, keeping this
+    // side's interest for the threads queued behind, so the other side gets one turn and
+    // this side is next. Released: the other side's entry synchronizes with it.
+    side.top_state = top_handed_over;
+    side.passes = 0;
+    detail::atomic_at<cuda::thread_scope_system>(top_.turn).store(1 - me, detail::memory_order_release);
   }
   side.local.unlock();
 }
