@@ -200,7 +200,9 @@ template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE constexpr bool basic_partitioned_barrier<CompletionFunction, Backoff>::reported_at_least(
     cuda::std::uint64_t report, cuda::std::uint32_t next_phase) noexcept
 {
-  // Compared as a wrapping 20-bit counter, not with ==: a side may be one phase ahead.
+  // The handshake alternates, so a report is never ahead of the phase awaited (the model
+  // in test/models checks it); comparing as a wrapping 20-bit counter rather than with ==
+  // costs nothing, and an unsigned >= would accept the previous report once phases wrap.
   auto const reported = static_cast<cuda::std::uint32_t>(report >> report_phase_shift);
   return static_cast<cuda::std::int32_t>((reported - next_phase) << (32 - 20)) >= 0;
 }

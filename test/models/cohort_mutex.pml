@@ -1,0 +1,467 @@
+/*
+ * cohort_mutex.pml - unisync::basic_cohort_mutex: per-side FIFO ticket locks under a
+ * two-party Peterson top lock, passed within a side at most B times in a row, handed over
+ * to the other side (keeping this side's interest) at the bound.
+ *
+ * Mirrors include/unisync/detail/cohort_mutex.inl (contract: include/unisync/cohort_mutex.hpp)
+ * and the local lock include/unisync/detail/ticket_lock.hpp:
+ *   lock_on(side, me)     side.local.lock(): my = tickets_taken.fetch_add(1); wait until
+ *                         tickets_served == my;
+ *                         if side.top_state == top_held: return;
+ *                         if side.top_state == top_free: announce_interest(me):
+ *                           interested[me].store(1); turn.store(other); seq_cst fence
+ *                         else (top_handed_over, interest kept): seq_cst fence only;
+ *                         wait_for_turn until forecast_to_top(me) == 0, i.e. until
+ *                         !(interested[other].load() && turn.load() == other);
+ *                         side.top_state = top_held; side.passes = 0
+ *   unlock_on(side, me)   debug check top_state == top_held && queued() != 0;
+ *                         waiter_behind = queued() > 1 (queued() = taken - served);
+ *                         if waiter_behind && passes < B: ++passes
+ *                         else if !waiter_behind: top_state = top_free; passes = 0;
+ *                           interested[me].store(0) (release_top)
+ *                         else if interested[other].load() == 0: passes = 0 (carry on)
+ *                         else: top_state = top_handed_over; passes = 0;
+ *                           turn.store(other) (hand over; interested[me] stays 1);
+ *                         side.local.unlock(): tickets_served.store(served + 1)
+ * Memory words: per side (0 = CPU, 1 = GPU) tickets_taken and tickets_served (64-bit, here
+ * modulo TM = threads per side + 1, so they wrap on every few entries; queued() is their
+ * wrapping difference), top_state and passes (plain, written only by the side's local
+ * holder); the top lock's interested[0], interested[1] and turn.
+ * try_lock(), try_lock_for() and the group overloads are not modeled. Their top_state ==
+ * top_handed_over branches are never taken: a handover happens only with a thread queued
+ * behind (queued() > 1), so after it the local lock goes to that lock() caller, and a
+ * try path, which never takes a ticket, finds the local lock busy until that caller has
+ * set top_held and released it.
+ *
+ * Memory model: sequential consistency. Every load, store and read-modify-write of the
+ * code is one atomic Promela step. The memory orders are not modeled, and the seq_cst
+ * fences of announce_interest() and of the handed-over path of lock_on() are no-ops here:
+ * they are what the header relies on for Peterson's store-then-load order on the real
+ * machines, which sequential consistency gives for free. Steps on words that only the
+ * local holder reads or writes (top_state, passes, its own ticket, tickets_served's load
+ * in unlock) are merged into the neighbouring shared step; ghost updates are merged into
+ * the step they describe. Polls: the local lock's wait is a guard that blocks until
+ * tickets_served == my ticket. The top lock's poll reads interested[other] and then turn
+ * in two loads; it is modeled as one guard over both, which is equivalent: a real poll
+ * that succeeds because the first load read 0 could have succeeded at that load (the
+ * guard was true then), one that succeeds because turn != other was true at its second
+ * load (the guard was true then), and what the thread does after the poll is invisible to
+ * the other threads until it enters.
+ *
+ * Actors: NC CPU threads (side 0, ids 0..NC-1) and NG GPU threads (side 1), default 2 and
+ * 2; each calls lock(); critical section; unlock() forever. Pass bound B (default 1).
+ *
+ * Bypass instrumentation (ghosts; -DNO_BYPASS leaves it out). Each thread counts
+ * (seen[id]) the other side's critical sections as the mixed stress test does
+ * (test/mixed/lock_test.cu: a section counter incremented inside the critical section,
+ * read before lock() and again inside its own section), and asserts a bound when it
+ * enters. Q (qa[id]) is the number of tickets ahead of its own when it takes it:
+ * tickets_taken - tickets_served at its fetch_add (the holder and the waiters ahead).
+ *     HDR(Q) = 2 * (B + 1) * ceil((Q + 1) / (B + 1))    the bound the header first stated
+ *     MAX(Q) = (B + 1) * (ceil((Q + 1) / (B + 1)) + 1)  the maximum spin finds, which
+ *                                                       cohort_mutex.hpp now states
+ * MAX(Q) <= HDR(Q) (equal when Q <= B).
+ * "Announced" (announced[id]): the waiter's side has announced its interest in the top
+ * lock, for this wait. It becomes true
+ *   - at the waiter's ticket, if interested[me] == 1 then and no holder of its side has
+ *     decided to release the top lock (read queued() == 1, so that a release is pending:
+ *     the ghost releasing[me]); the side then holds the top lock, or waits for it, or has
+ *     handed it over, with its interest stored;
+ *   - else at the first store interested[me] = 1 by a thread of its side after the ticket
+ *     (announce_interest() of the waiter, or of the local holder ahead of it);
+ * and stays true until the waiter enters. The model asserts that the side really stays
+ * announced: no store interested[me] = 0 happens while a waiter of that side is announced
+ * (the holders ahead of it see it queued behind them, so they pass, carry on or hand
+ * over, never release; -DNO_ANNOUNCE_CHECK leaves the assertion out).
+ * Which sections count, from when, and the bound checked:
+ *   default               every section of the other side that starts while the waiter is
+ *                         announced (the header's "once a waiting thread's side has
+ *                         announced its interest"), checked against MAX(Q)
+ *   -DHDR                 the same count checked against HDR(Q)
+ *   -DFROM_TICKET_ALL     every section of the other side from its ticket
+ *   -DAS_TESTED           the stress test's measure: from the call (before the ticket),
+ *                         every section of the other side, checked against its assertion
+ *                         2 * MAX(Q), with Q = the side's other threads (what it assumes)
+ *   -DLIMIT_FLAT=K        any measure checked against K for every Q
+ *   -DQSEL=q -DCHECK_SIDE=s   check only waits of side s with Q == q (smaller searches)
+ *
+ * What spin finds (README.md, "Limits the models document", item 4):
+ *   - Counted from the announcement, the count is bounded, by MAX(Q): the maxima spin
+ *     finds (smallest K for which -DQSEL=q -DLIMIT_FLAT=K passes) equal MAX in every
+ *     configuration tried. Two threads a side, Q = 0 and 1: 2 3 (B = 0), 4 4 (B = 1),
+ *     6 6 (B = 2); three CPU threads, a CPU waiter with Q = 2: 4 (B = 0), 6 (B = 1), 6
+ *     (B = 2); a GPU waiter against three CPU threads, B = 1, Q = 0 and 1: 4 4; B = 0,
+ *     Q = 1: 3. HDR is 2 4, 4 4, 6 6, 6 8 6, 4 4, 4. Why: while the waiter is announced
+ *     its side keeps interested[me] == 1, so the other side takes the top lock only
+ *     through turn == other, stored by a handover of the waiter's side (once per turn of
+ *     it: B + 1 foreign sections each) or by the waiter's side's announcement. A holder
+ *     of the other side that sees interested[me] == 1 at its bound hands over (turn =
+ *     me); if the waiter's side's announcement stores turn = other after that, the
+ *     other side's next holder (handed over, waiting) enters again, for a second run of
+ *     B + 1 sections before the first turn of the waiter's side. Once the waiter's side
+ *     holds the top lock it does not announce again before the waiter enters (it hands
+ *     over, keeping its interest), so this happens once per wait, not once per turn as
+ *     HDR allows: (B + 1) * (ceil((Q + 1) / (B + 1)) + 1). Shortest trace of the
+ *     doubled first run (-DQSEL=0 -DLIMIT_FLAT=3, B = 1, two threads a side):
+ *       G1 announces, takes the top lock, enters; C1 takes a ticket (Q = 0) and the
+ *       local lock, interested[0] = 1 (announced from here); G1 section 1, passes to G0;
+ *       G0 section 2, at the bound with G1 queued again and interested[0] == 1: hands
+ *       over (turn = 0); C1's announcement stores turn = 1 after it; G1 (handed over)
+ *       enters: section 3, passes; G0 section 4, hands over (turn = 0); C1 enters: 4.
+ *   - Before the announcement the other side is not held back: counted from the ticket
+ *     (or from the call, as the stress test counts) there is no bound at all
+ *     (-DLIMIT_FLAT=K fails for every K; the tests check 30, and the stress test's
+ *     2 * MAX). While the waiter's side has no holder that has announced - the waiter, or
+ *     the thread ahead of it, has taken the free local lock (top_free: the last holder
+ *     released the top lock, nobody queued behind it then) and not yet stored
+ *     interested[me] - the other side's holders read interested[me] == 0 at the bound
+ *     and carry on (passes = 0), B + 1 sections at a time, for as long as that lasts.
+ *     Shortest trace (-DFROM_TICKET_ALL, B = 1, two threads a side): C1 takes its
+ *     ticket and the free CPU local lock and stops before interested[0] = 1; G1 and G0
+ *     alternate, each bound check finds interested[0] == 0 and carries on. The window of
+ *     the previous code, after a side released the top lock at its bound while threads
+ *     were still queued behind, is closed: such a side hands over and stays announced
+ *     (the assertion above; -DBUG_HANDOVER_RELEASES reopens it).
+ *
+ * Proves (check_model.sh):
+ *   --safety        mutual exclusion; FIFO within each side (the entering thread holds the
+ *                   ticket after the previous holder of its side); unlock()'s debug check
+ *                   (top_state == top_held, local lock held); no deadlock; an announced
+ *                   waiter's side stays announced until it enters; the bypass bound
+ *                   MAX(Q) (or HDR(Q), -DHDR) from the waiter's announcement
+ *   --ltl liveN     starvation freedom under weak fairness: thread N, once it has taken
+ *                   its ticket, enters (use -DNO_BYPASS)
+ * Seeded bugs:
+ *   -DBUG_UNBOUNDED_PASS  unlock() passes within the side whenever a thread waits behind,
+ *                         ignoring B: the other side starves (--ltl, acceptance cycle),
+ *                         and the bypass bound fails (--safety, assertion)
+ *   -DBUG_NO_TURN         announce_interest() does not store turn (a flag-only lock): both
+ *                         sides announce and wait for each other (deadlock)
+ *   -DBUG_LOCAL_BEFORE_TOP  unlock() releases the local lock before the top lock (the
+ *                         code does the reverse): the next local holder announces, the
+ *                         old holder's interested[me] = 0 then erases it, and both sides
+ *                         enter (assertion)
+ *   -DBUG_HANDOVER_RELEASES  at the bound, with a thread behind and the other side
+ *                         interested, unlock() releases the top lock (top_free,
+ *                         interested[me] = 0) as the code did before the handover: the
+ *                         next local holder must announce again, and until it does the
+ *                         other side carries on (assertion: the side does not stay
+ *                         announced; with -DNO_ANNOUNCE_CHECK -DLIMIT_FLAT=30 the count
+ *                         from the announcement exceeds 30)
+ *   -DBUG_HANDOVER_CLEARS_INTEREST  the handover stores interested[me] = 0 as well but
+ *                         keeps top_handed_over, so the next holder waits for the top
+ *                         lock without announcing: the other side's leader enters on
+ *                         interested[me] == 0 while this side's holder enters on the
+ *                         other's turn store (assertion: mutual exclusion, -DNO_BYPASS)
+ *   -DBUG_HANDOVER_NO_TURN  the handover keeps the interest but does not store turn:
+ *                         turn still names this side, so its next holder enters at once
+ *                         and the other side waits for as long as this side has threads
+ *                         queued (assertion: the bypass bound; --ltl: acceptance cycle)
+ */
+
+#ifndef NC
+#define NC 2            /* CPU threads (side 0) */
+#endif
+#ifndef NG
+#define NG 2            /* GPU threads (side 1) */
+#endif
+#define NT (NC + NG)
+#ifndef B
+#define B 1             /* pass_bound */
+#endif
+#ifndef TM
+#define TM ((NC > NG -> NC : NG) + 1)  /* ticket counters modulo TM (> threads per side) */
+#endif
+
+#define SIDE(i) ((i) < NC -> 0 : 1)
+#define SIDE_THREADS(s) ((s) == 0 -> NC : NG)
+
+/* side.top_state */
+#define TOP_FREE 0
+#define TOP_HELD 1
+#define TOP_HANDED_OVER 2
+
+/* shared words */
+byte taken[2];          /* side.local.tickets_taken (mod TM) */
+byte served[2];         /* side.local.tickets_served (mod TM) */
+byte top_state[2];      /* side.top_state */
+byte passes[2];         /* side.passes */
+bool interested[2];     /* top_.cpu_interested, top_.gpu_interested */
+byte turn = 0;          /* top_.turn */
+
+/* ghosts */
+byte in_cs = 0;         /* threads in the critical section */
+byte next_entry[2];     /* per side: the ticket that must enter next (FIFO), mod TM */
+bool waiting[NT];       /* ticket taken, not yet in the critical section */
+bool cs[NT];            /* in the critical section */
+
+#if !defined(NO_BYPASS)
+bool counting[NT];      /* measuring: between its start and its entry */
+bool announced[NT];     /* its side is announced for this wait (see the top) */
+bool releasing[2];      /* a holder of the side read queued() == 1: it releases the top */
+byte seen[NT];          /* sections of the other side counted (saturates above the limit) */
+byte qa[NT];            /* tickets ahead of its own when it took it */
+
+#define TURNS(q) (((q) + 1 + B) / (B + 1))     /* ceil((q + 1) / (B + 1)) */
+#define HDR_BOUND(q) (2 * (B + 1) * TURNS(q))
+#define MAX_BOUND(q) ((B + 1) * (TURNS(q) + 1))
+#if defined(AS_TESTED)
+#define START_AT_CALL
+#define COUNT_ALL
+#define QOF(i) (SIDE_THREADS(SIDE(i)) - 1)     /* as the stress test: the side's others */
+#elif defined(FROM_TICKET_ALL)
+#define COUNT_ALL
+#endif
+#ifndef QOF
+#define QOF(i) (qa[i])
+#endif
+#if defined(LIMIT_FLAT)
+#define LIMIT(i) (LIMIT_FLAT)
+#elif defined(AS_TESTED)
+#define LIMIT(i) (2 * MAX_BOUND(QOF(i)))       /* lock_test.cu's assertion */
+#elif defined(HDR)
+#define LIMIT(i) HDR_BOUND(QOF(i))
+#else
+#define LIMIT(i) MAX_BOUND(QOF(i))
+#endif
+#if defined(COUNT_ALL)
+#define COUNTED(j) true
+#else
+#define COUNTED(j) announced[j]               /* from the announcement of its side */
+#endif
+#if defined(QSEL)
+#define QOK(i) (qa[i] == QSEL)
+#else
+#define QOK(i) true
+#endif
+#if defined(CHECK_SIDE)
+#define SIDE_OK(i) (SIDE(i) == CHECK_SIDE)
+#else
+#define SIDE_OK(i) true
+#endif
+#endif
+
+#if defined(NARRATE)
+#define SAY(f) printf f
+#else
+#define SAY(f) skip
+#endif
+
+#define ENTER(id, s, t) \
+  in_cs++; assert(in_cs == 1); \
+  assert(t == next_entry[s]); next_entry[s] = (next_entry[s] + 1) % TM; \
+  waiting[id] = false; cs[id] = true
+
+/* Ghost, inside a store interested[s] = 1: announces the counting waiters of side s that
+ * hold a ticket. */
+#if !defined(NO_BYPASS)
+#define ANNOUNCE_WAITERS(s) \
+  j = 0; \
+  do \
+  :: j < NT -> announced[j] = announced[j] || (counting[j] && waiting[j] && SIDE(j) == s); j++ \
+  :: else -> j = 0; break \
+  od
+#else
+#define ANNOUNCE_WAITERS(s) skip
+#endif
+
+/* Ghost, inside a store interested[s] = 0: no waiter of side s is announced. */
+#if !defined(NO_BYPASS) && !defined(NO_ANNOUNCE_CHECK)
+#define CHECK_STAYS_ANNOUNCED(s) \
+  j = 0; \
+  do \
+  :: j < NT -> assert(!(announced[j] && SIDE(j) == s)); j++ \
+  :: else -> j = 0; break \
+  od
+#else
+#define CHECK_STAYS_ANNOUNCED(s) skip
+#endif
+
+#if !defined(NO_BYPASS)
+#define SET_RELEASING(s, v) releasing[s] = v
+#else
+#define SET_RELEASING(s, v) skip
+#endif
+
+proctype thread(byte id) {
+  byte s = SIDE(id);
+  byte o = 1 - SIDE(id);
+  byte my;              /* my ticket */
+  byte act;             /* lock: 0 announce, 1 top held, 2 handed over;
+                           unlock: 1 pass / carry on, 2 release, 3 bound, 4 hand over */
+  byte j;
+  bool wb;              /* waiter_behind */
+  do
+  ::
+#if !defined(NO_BYPASS) && defined(START_AT_CALL)
+     atomic {                                              /* before = sections_of(other) */
+       counting[id] = SIDE_OK(id); SAY(("T%d start\n", id))
+     }
+#endif
+     atomic {                                              /* my = tickets_taken.fetch_add(1) */
+       my = taken[s];
+#if !defined(NO_BYPASS)
+       qa[id] = (taken[s] + TM - served[s]) % TM;
+#if defined(START_AT_CALL)
+       counting[id] = counting[id] && QOK(id);
+#else
+       counting[id] = SIDE_OK(id) && QOK(id);
+#endif
+       announced[id] = counting[id] && interested[s] && !releasing[s];
+       qa[id] = (counting[id] -> qa[id] : 0);
+       SAY(("T%d ticket %d, Q = %d, announced %d\n", id, my, (taken[s] + TM - served[s]) % TM,
+            announced[id]));
+#endif
+       taken[s] = (taken[s] + 1) % TM;
+       waiting[id] = true
+     }
+     atomic {                                              /* wait: tickets_served == my */
+       served[s] == my ->
+       if
+       :: top_state[s] == TOP_HELD -> ENTER(id, s, my); act = 1;
+          SAY(("T%d local lock, top held: enters\n", id))
+       :: top_state[s] == TOP_FREE -> act = 0; SAY(("T%d local lock, top free\n", id))
+       :: top_state[s] == TOP_HANDED_OVER -> act = 2;     /* seq_cst fence only */
+          SAY(("T%d local lock, top handed over\n", id))
+       fi
+     }
+     if
+     :: act != 1 ->
+        if
+        :: act == 0 ->                                     /* announce_interest */
+           atomic {
+             interested[s] = true; ANNOUNCE_WAITERS(s);
+             SAY(("T%d interested[%d] = 1\n", id, s))
+           }
+#if !defined(BUG_NO_TURN)
+           atomic { turn = o; SAY(("T%d turn = %d\n", id, o)) }
+#endif
+        :: else -> skip
+        fi;
+        atomic {                                           /* wait until forecast_to_top == 0 */
+#if defined(BUG_NO_TURN)
+          !interested[o] ->
+#else
+          !(interested[o] && turn == o) ->
+#endif
+          top_state[s] = TOP_HELD; passes[s] = 0; ENTER(id, s, my);
+          SAY(("T%d takes top: enters\n", id))
+        }
+     :: else -> skip
+     fi;
+     /* critical section: foreign = sections_of(other) - before; sections[me]++ */
+     atomic {
+       act = 0;
+#if !defined(NO_BYPASS)
+       if
+       :: counting[id] -> SAY(("T%d section: counted %d, limit %d\n", id, seen[id], LIMIT(id)))
+       :: else -> SAY(("T%d section\n", id))
+       fi;
+       assert(!counting[id] || seen[id] <= LIMIT(id));
+       counting[id] = false; announced[id] = false; seen[id] = 0; qa[id] = 0;
+       j = 0;
+       do                                                  /* the other side's counters */
+       :: j < NT ->
+          if
+          :: counting[j] && SIDE(j) == o && COUNTED(j) ->
+             seen[j] = (seen[j] <= LIMIT(j) -> seen[j] + 1 : seen[j])
+          :: else -> skip
+          fi;
+          j++
+       :: else -> j = 0; break
+       od
+#else
+       skip
+#endif
+     }
+     /* unlock_on */
+     atomic {
+       assert(top_state[s] == TOP_HELD && (taken[s] + TM - served[s]) % TM != 0);
+       in_cs--; cs[id] = false;
+       wb = (taken[s] + TM - served[s]) % TM > 1;         /* queued() > 1 */
+       if
+#if defined(BUG_UNBOUNDED_PASS)
+       :: wb -> act = 1; SAY(("T%d passes (unbounded)\n", id))
+#else
+       :: wb && passes[s] < B -> passes[s]++; act = 1;    /* pass within the side */
+          SAY(("T%d passes (%d)\n", id, passes[s]))
+#endif
+       :: !wb -> act = 2; SET_RELEASING(s, true)          /* nobody behind: release */
+       :: else -> act = 3                                 /* bound reached, waiter behind */
+       fi
+     }
+     if
+     :: act == 3 ->
+        atomic {                                           /* interested[other].load() */
+          if
+          :: !interested[o] -> passes[s] = 0; act = 1;     /* nobody waits there: carry on */
+             SAY(("T%d carries on\n", id))
+#if defined(BUG_HANDOVER_RELEASES)
+          :: else -> act = 2; SET_RELEASING(s, true)       /* BUG: releases as before */
+#else
+          :: else -> top_state[s] = TOP_HANDED_OVER; passes[s] = 0; act = 4
+#endif
+          fi
+        }
+     :: else -> skip
+     fi;
+     if
+     :: act == 4 ->                                        /* hand over */
+#if defined(BUG_HANDOVER_CLEARS_INTEREST)
+        atomic {
+          interested[s] = false; CHECK_STAYS_ANNOUNCED(s); /* BUG: interest withdrawn */
+          SAY(("T%d clears interested[%d]\n", id, s))
+        }
+#endif
+#if !defined(BUG_HANDOVER_NO_TURN)
+        atomic { turn = o; SAY(("T%d hands over: turn = %d\n", id, o)) }
+#else
+        SAY(("T%d hands over without turn\n", id))        /* BUG: turn not stored */
+#endif
+     :: else -> skip
+     fi;
+#if defined(BUG_LOCAL_BEFORE_TOP)
+     if
+     :: act == 2 -> top_state[s] = TOP_FREE; passes[s] = 0
+     :: else -> skip
+     fi;
+     atomic { served[s] = (served[s] + 1) % TM }          /* BUG: local.unlock() first */
+     if
+     :: act == 2 ->
+        atomic { interested[s] = false; CHECK_STAYS_ANNOUNCED(s); SET_RELEASING(s, false) }
+     :: else -> skip
+     fi;
+     atomic { act = 0; wb = false; my = 0 }
+#else
+     if
+     :: act == 2 ->                                        /* release_top */
+        atomic {
+          top_state[s] = TOP_FREE; passes[s] = 0; interested[s] = false;
+          CHECK_STAYS_ANNOUNCED(s); SET_RELEASING(s, false);
+          SAY(("T%d releases top: interested[%d] = 0\n", id, s))
+        }
+     :: else -> skip
+     fi;
+     atomic {                                              /* local.unlock() */
+       served[s] = (served[s] + 1) % TM;
+       act = 0; wb = false; my = 0
+     }
+#endif
+  od
+}
+
+init {
+  byte i = 0;
+  atomic {
+    do
+    :: i < NT -> run thread(i); i++
+    :: else -> i = 0; break
+    od
+  }
+}
+
+ltl live0 { [] (waiting[0] -> <> cs[0]) }
+ltl live1 { [] (waiting[1] -> <> cs[1]) }
+ltl live2 { [] (waiting[2] -> <> cs[2]) }
+ltl live3 { [] (waiting[3] -> <> cs[3]) }
+ltl live4 { [] (waiting[4] -> <> cs[4]) }
