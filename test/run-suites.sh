@@ -5,6 +5,8 @@
 #
 #   test/run-suites.sh [build-dir] [ctest label regex] [per-test timeout s]
 # Logs and a JUnit report go to $OUT (default: build-dir/test-logs).
+# The test lists are discovered at test time by this machine's CMake modules: before
+# copying a build folder, run `ctest --test-dir build-dir -N` here once so they are current.
 set -euo pipefail
 
 build=${1:-build/release}

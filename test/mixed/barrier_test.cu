@@ -122,4 +122,33 @@ TYPED_TEST(MixedBarrier, GpuSideLeavesWhileCpuThreadsGoOn)
   EXPECT_EQ(*harness.completions, phases);
 }
 
+/// Arrives, and reports whether a 2 ms timed wait saw the phase complete (it must not: the
+/// host has not arrived), then waits for the host with a generous timeout.
+template <class Barrier>
+__global__ void timed_wait_for_host(Barrier* barrier, int* first_result, int* second_result)
+{
+  auto token = barrier->arrive();
+  bool const early = barrier->try_wait_for(token, cuda::std::chrono::milliseconds(2));
+  cuda::atomic_ref<int, cuda::thread_scope_system>(*first_result).store(early ? 1 : 0, cuda::std::memory_order_release);
+  *second_result = barrier->try_wait_for(token, cuda::std::chrono::seconds(20)) ? 1 : 0;
+}
+
+TYPED_TEST(MixedBarrier, DeviceTimedWaitGivesUpWhileTheHostIsMissing)
+{
+  UNISYNC_REQUIRE_GPU();
+  using barrier_type = typename TypeParam::template type<unisync::empty_completion>;
+  auto barrier = unisync::make_managed<barrier_type>(2);
+  TypeParam::prepare(*barrier);
+  auto first_result = unisync::make_managed<int>(-1);
+  auto second_result = unisync::make_managed<int>(-1);
+  timed_wait_for_host<<<1, 1>>>(barrier.get(), first_result.get(), second_result.get());
+  while (cuda::atomic_ref<int, cuda::thread_scope_system>(*first_result).load(cuda::std::memory_order_acquire) < 0) {
+    std::this_thread::yield();
+  }
+  barrier->arrive_and_wait();
+  ASSERT_EQ(finish_device_work(), cudaSuccess);
+  EXPECT_EQ(*first_result, 0) << "the timed wait returned true with a participant missing";
+  EXPECT_EQ(*second_result, 1) << "the phase completed once the host arrived";
+}
+
 }  // namespace

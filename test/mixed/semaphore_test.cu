@@ -48,4 +48,31 @@ TEST_P(MixedSemaphoreHolders, NeverMoreThanNHolders)
 
 INSTANTIATE_TEST_SUITE_P(Permits, MixedSemaphoreHolders, ::testing::Values(1, 2, 8, 120));
 
+__global__ void timed_acquire(unisync::counting_semaphore<>* semaphore, unsigned long long timeout_ns, int* result,
+                              unsigned long long* waited_ns)
+{
+  unsigned long long const start = unisync::detail::monotonic_nanoseconds();
+  bool const acquired = semaphore->try_acquire_for(cuda::std::chrono::nanoseconds(timeout_ns));
+  *waited_ns = unisync::detail::monotonic_nanoseconds() - start;
+  *result = acquired ? 1 : 0;
+}
+
+TEST(MixedTimedSemaphore, DeviceTimedAcquireGivesUpWhileTheHostHoldsEveryPermit)
+{
+  UNISYNC_REQUIRE_GPU();
+  auto semaphore = unisync::make_managed<unisync::counting_semaphore<>>(1);
+  auto result = unisync::make_managed<int>(-1);
+  auto waited_ns = unisync::make_managed<unsigned long long>(0ull);
+  semaphore->acquire();
+  constexpr unsigned long long timeout_ns = 2'000'000;
+  timed_acquire<<<1, 1>>>(semaphore.get(), timeout_ns, result.get(), waited_ns.get());
+  ASSERT_EQ(finish_device_work(), cudaSuccess);
+  EXPECT_EQ(*result, 0);
+  EXPECT_GE(*waited_ns, timeout_ns);
+  semaphore->release();
+  timed_acquire<<<1, 1>>>(semaphore.get(), timeout_ns, result.get(), waited_ns.get());
+  ASSERT_EQ(finish_device_work(), cudaSuccess);
+  EXPECT_EQ(*result, 1) << "the permit is free again after the timed-out wait";
+}
+
 }  // namespace
