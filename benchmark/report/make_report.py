@@ -958,7 +958,7 @@ def context_section(context):
             ("Measurement window", window()), ("Cell set", value("set")),
             ("Host", value("host_name")), ("CPUs", value("num_cpus")),
             ("CPU clock", value("mhz_per_cpu", " MHz")),
-            ("Benchmark library build", value("library_build_type")),
+            ("Google Benchmark library build (its own, not the cases')", value("library_build_type")),
             ("Caches", format_caches(context.get("caches")))]
     return ["## Machine", ""] + markdown_table(["", "value"], rows) + [""]
 
@@ -994,7 +994,7 @@ def sm_count(context):
     return int(text) if text.isdigit() else None
 
 
-def build_report(context, entries, notes, out_dir, command, title):
+def build_report(context, entries, notes, out_dir, command, title, anchors_path=None):
     """The whole report.md text; writes the plots and side tables on the way."""
     lines = [f"# {title}", ""]
     gpu_note = str(context.get("gpu_note") or "").strip().rstrip(".")
@@ -1020,6 +1020,7 @@ def build_report(context, entries, notes, out_dir, command, title):
         lines += [f"- Note: {note}" for note in notes] + [""]
     lines += context_section(context)
     lines += machine_section(entries)
+    lines += anchors_section(entries, anchors_path)
     for family in CONTENTION_FAMILIES:
         members = [g for g in groups if g.family == family]
         if not members:
@@ -1031,6 +1032,28 @@ def build_report(context, entries, notes, out_dir, command, title):
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def anchors_section(entries, anchors_path):
+    """Reference figures measured earlier on the same machine (anchors.json) beside this
+    run's, with the note that says why they differ where they do."""
+    if not anchors_path or not Path(anchors_path).exists():
+        return []
+    anchors = json.loads(Path(anchors_path).read_text(encoding="utf-8"))
+    by_name = {e.name: e for e in entries if e.error is None}
+    rows = []
+    for anchor in anchors:
+        entry = by_name.get(anchor["benchmark"])
+        value = entry.counters.get(anchor["counter"]) if entry else None
+        measured = value * anchor.get("scale", 1.0) if value is not None else None
+        rows.append([anchor["quantity"], f"{compact(anchor['anchor'])} {anchor['unit']}",
+                     f"{compact(measured)} {anchor['unit']}" if measured is not None else "not in this run",
+                     format_ratio(safe_ratio(measured, anchor["anchor"])) if measured is not None else MISSING,
+                     anchor.get("note", "")])
+    return ["## This run against the reference figures", "",
+            "The reference (anchor) figures were measured earlier on the same kind of machine "
+            "(DESIGN.md §5 and the issues); the note says why a figure differs where it does.", ""] + \
+        markdown_table(["quantity", "reference", "this run", "this run / reference", "note"], rows) + [""]
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         description="Write report.md and PNG plots from unisync's contention benchmark JSON.")
@@ -1040,6 +1063,8 @@ def parse_args(argv):
     parser.add_argument("--command", default="",
                         help="the command line that produced the JSON, quoted in the report")
     parser.add_argument("--title", default="unisync contention report", help="report title")
+    parser.add_argument("--anchors", default=str(Path(__file__).with_name("anchors.json")),
+                        help="reference figures to compare with (default: anchors.json beside this script)")
     return parser.parse_args(argv)
 
 
@@ -1053,7 +1078,7 @@ def main(argv=None):
     entries, notes = load_entries(benchmarks)
     out_dir = Path(args.output)
     out_dir.mkdir(parents=True, exist_ok=True)
-    report = build_report(context, entries, notes, out_dir, args.command, args.title)
+    report = build_report(context, entries, notes, out_dir, args.command, args.title, args.anchors)
     (out_dir / "report.md").write_text(report, encoding="utf-8")
     print(f"make_report: wrote {out_dir / 'report.md'}")
     return 0

@@ -497,6 +497,22 @@ class NameParsing(unittest.TestCase):
             with self.assertRaises(ValueError, msg=name):
                 make_report.parse_name(name)
 
+    def test_anchors_compare_with_this_run(self):
+        entries, _ = make_report.load_entries(full_input()["benchmarks"])
+        anchors = [{"quantity": "dependent atomic", "anchor": 60, "unit": "ns",
+                    "benchmark": "machine/test:dependent_atomic/place:device",
+                    "counter": "ns_per_op", "note": "why it differs"},
+                   {"quantity": "absent", "anchor": 1.0, "unit": "us",
+                    "benchmark": "barrier/impl:none/mode:block/scope:device/place:managed/cpu:0/gpu:1x1",
+                    "counter": "us_per_phase"}]
+        with tempfile.TemporaryDirectory() as work:
+            path = Path(work) / "anchors.json"
+            path.write_text(json.dumps(anchors), encoding="utf-8")
+            text = "\n".join(make_report.anchors_section(entries, path))
+        self.assertIn("| dependent atomic | 60 ns | 120 ns | 2.0x | why it differs |", text)
+        self.assertIn("| absent | 1 us | not in this run |", text)
+        self.assertEqual(make_report.anchors_section(entries, Path("/nonexistent.json")), [])
+
     def test_ratio_format(self):
         self.assertEqual(make_report.format_ratio(3.2), "3.2x")
         self.assertEqual(make_report.format_ratio(0.0312), "0.031x")
