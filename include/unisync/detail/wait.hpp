@@ -24,24 +24,28 @@ UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t forecast_ns(cuda::std::uint32_
 
 /// Polls `forecast_to_turn(order)` until it returns 0, pausing by the Backoff policy in
 /// between, then makes the wait an acquire. The first poll is an acquire load: a waiter
-/// whose turn has come already pays one load. The polls after it are relaxed, and the one
-/// that finds the turn is followed by `complete_acquire()`: an acquire fence at the scope of
-/// the polled word (`acquire_fence_at`), or one more poll with an acquire load where that
-/// measured faster (barriers: `acquire_poll`; the turn, once come, stays). Either
-/// synchronizes with the store that gave the turn. On the GPU an acquire load at system
+/// whose turn has come already pays one load. On the GPU the polls after it are relaxed,
+/// and the one that finds the turn is followed by `complete_acquire()`: an acquire fence
+/// at the scope of the polled word (`acquire_fence_at`), or one more poll with an acquire
+/// load where that measured faster (barriers: `acquire_poll`; the turn, once come, stays).
+/// Either synchronizes with the store that gave the turn. There an acquire load at system
 /// scope carries a fence of its own (about 0.7 us on the H100), so a waiter that polls many
-/// times pays it once.
+/// times pays it once. On the host every poll is an acquire load: it costs what a relaxed
+/// one does on x86, and ThreadSanitizer sees synchronization through loads, not fences.
 template <class Backoff, class ForecastToTurn, class CompleteAcquire>
 UNISYNC_HOST_DEVICE void wait_for_turn(ForecastToTurn forecast_to_turn, CompleteAcquire complete_acquire)
 {
   cuda::std::uint32_t forecast = forecast_to_turn(cuda::std::memory_order_acquire);
   if (forecast == 0) return;
+  bool const fence_after_polls = running_on_device();
+  cuda::std::memory_order const poll_order =
+      fence_after_polls ? cuda::std::memory_order_relaxed : cuda::std::memory_order_acquire;
   Backoff backoff;
   do {
     backoff.pause(forecast);
-    forecast = forecast_to_turn(cuda::std::memory_order_relaxed);
+    forecast = forecast_to_turn(poll_order);
   } while (forecast != 0);
-  complete_acquire();
+  if (fence_after_polls) complete_acquire();
 }
 
 /// complete_acquire for wait_for_turn: polls once more with an acquire load.
