@@ -26,13 +26,20 @@ struct empty_completion {
  * @brief std::barrier that CPU threads and GPU threads share: a central phase counter with
  * hierarchical (block-count) arrival on the GPU.
  *
- * One 64-bit word holds the phase number (high half) and the arrivals still missing in
- * this phase (low half). Each arrival subtracts its weight with one fetch_sub; the arrival
- * that brings the count to zero is the last: it applies pending `arrive_and_drop()`s to the
- * expected count, runs the completion function, and publishes the next phase with the
- * count re-armed in one store. Waiters poll the word, pausing in proportion to the
- * arrivals still missing measured in their own arrival's weight (a block of 128 threads
- * waits in units of blocks, not threads).
+ * One 64-bit word holds the phase's parity (bit 63), an arrival count (bits 62..31) and
+ * the participants of the current phase (bits 30..0). Each arrival adds its weight to
+ * the count with one fetch_add; `arrive_and_drop()` also takes one from the participants
+ * in the same addition. A phase starts with a count of zero; its first arrival, seeing
+ * the zero, arms it with a second addition of 2^32 minus the participants its own result
+ * shows, so that the phase's additions sum to exactly 2^32 and the last of them carries
+ * out of the count into the parity: that atomic completes the phase, releases the
+ * waiters, and leaves the count at zero for the next phase. No thread re-arms after a
+ * phase, so the completing arrival does nothing more than acquire. With a completion
+ * function the arm is one lower: the last addition stops one short of the carry, and
+ * its thread runs the completion and then adds the carry. No other state is shared.
+ * Waiters poll the word, pausing in proportion to the arrivals still missing measured in
+ * their own arrival's weight (a block of 128 threads waits in units of blocks, not
+ * threads).
  *
  * The completion function runs exactly once per phase, in the last arriving thread,
  * before anyone is released, on whichever side that thread is: when CPU and GPU threads
@@ -40,21 +47,27 @@ struct empty_completion {
  *
  * Memory ordering: everything any participant did before arriving in a phase is visible
  * to the completion function and to every participant after its wait for that phase
- * returns. Arrivals are release read-modify-writes at `Scope` and form one release
- * sequence; the last arriver then acquires the word, which synchronizes with every
- * earlier arrival. The phase store is a release at `Scope`; waiters poll with relaxed
- * loads and read the word once more with an acquire load once the phase has moved, which
- * synchronizes with that store (or with a later arrival in its release sequence). Group
- * arrivals rely on the group's barrier (bar.sync / __syncwarp), which orders the group's
- * writes before the leader's release and the leader's acquire before the group's later
- * reads: PTX releases and acquires are cumulative.
+ * returns. Arrivals are release read-modify-writes at `Scope`; with the relaxed arm
+ * and the completing carry they form one release sequence. The thread whose addition
+ * completes the phase acquires with a fence at `Scope` after it (its read of the word is
+ * then an acquire of every earlier arrival, and of the previous completion). Waiters poll
+ * with relaxed loads and read the word once more with an acquire load once the parity has
+ * moved, which synchronizes with every arrival of the phase and, with a completion
+ * function, with the release that follows it. Group arrivals rely on the group's barrier (bar.sync / __syncwarp), which
+ * orders the group's writes before the leader's release and the leader's acquire before
+ * the group's later reads: PTX releases and acquires are cumulative.
+ *
+ * Why the completing arrival must do nothing more (benchmark/results/h100): the thread
+ * that completes a phase is the likeliest to arrive last in the next one, so whatever it
+ * does after completing lies on every phase's critical path. The previous design loaded
+ * the word, read a drop counter and stored the next phase there: three more L2 round
+ * trips per phase.
  *
  * @tparam Scope              every participant must be inside this scope.
  * @tparam CompletionFunction nothrow-invocable with no arguments, run once per phase.
  * @tparam Backoff            waiting policy; `proportional_backoff` (default).
  */
-template <cuda::thread_scope Scope, class CompletionFunction = empty_completion,
-          class Backoff = proportional_backoff>
+template <cuda::thread_scope Scope, class CompletionFunction = empty_completion, class Backoff = proportional_backoff>
 class basic_barrier {
   static_assert(cuda::std::is_nothrow_invocable_v<CompletionFunction&>,
                 "the barrier's CompletionFunction must be callable with no arguments and noexcept");
@@ -67,12 +80,14 @@ class basic_barrier {
 
    private:
     friend class basic_barrier;
-    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight) noexcept
-        : phase_(phase), weight_(weight)
+    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t parity, cuda::std::uint32_t weight,
+                                      bool completed_phase) noexcept
+        : parity_(parity), weight_(weight), completed_phase_(completed_phase)
     {
     }
-    cuda::std::uint32_t phase_ = 0;
+    cuda::std::uint32_t parity_ = 0;  // the phase's parity: a waiter is at most one phase behind
     cuda::std::uint32_t weight_ = 1;  // the arrival's update: the unit a waiter counts in
+    bool completed_phase_ = false;    // this arrival completed and acquired the phase already
   };
 
   /// The largest expected count: 2^31 - 1.
@@ -82,8 +97,7 @@ class basic_barrier {
   /// construction with a bad value does not compile).
   UNISYNC_HOST_DEVICE constexpr explicit basic_barrier(cuda::std::ptrdiff_t expected,
                                                        CompletionFunction completion = CompletionFunction())
-      : phase_and_missing_(static_cast<cuda::std::uint64_t>(expected)),
-        expected_(static_cast<cuda::std::uint32_t>(expected)),
+      : word_(static_cast<cuda::std::uint64_t>(expected)),  // count 0: the first arrival arms
         completion_(completion)
   {
     UNISYNC_EXPECTS(expected >= 0 && expected <= max(), "barrier(expected) needs 0 <= expected <= max()");
@@ -93,11 +107,13 @@ class basic_barrier {
 
   /// Counts `update` arrivals in the current phase. Preconditions (checked in debug
   /// builds): update > 0 and at most the arrivals still missing. Cost: one release
-  /// fetch_sub at `Scope`; the last arriver also runs the completion and one store.
+  /// fetch_add at `Scope`; the phase's first arrival adds the arm with a second one, and
+  /// the arrival that completes the phase acquires (and runs the completion and adds the
+  /// carry, with a completion function).
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
   /// Blocks until the phase of `token` has completed. Cost: one relaxed load per poll and
-  /// one acquire fence.
+  /// one acquire load; nothing when the token's arrival completed the phase.
   UNISYNC_HOST_DEVICE void wait(arrival_token&& token) const;
 
   /// True once the phase of `token` has completed; never blocks.
@@ -137,23 +153,45 @@ class basic_barrier {
  private:
   friend struct detail::test_access;
 
-  static constexpr cuda::std::uint64_t missing_mask = 0xffffffffu;
-  static constexpr int phase_shift = 32;
+  // The word's layout (see the class comment).
+  static constexpr int count_shift = 31;
+  static constexpr int parity_shift = 63;
+  static constexpr cuda::std::uint64_t participants_mask = (cuda::std::uint64_t{1} << count_shift) - 1;
+  // With the default completion the last addition of a phase (arm or arrival) carries into
+  // the parity; with a completion function arm + arrivals stop one short of the carry,
+  // which the completing thread adds after running the completion.
+  static constexpr bool completes_in_arrival = cuda::std::is_same_v<CompletionFunction, empty_completion>;
+  static constexpr cuda::std::uint32_t completion_step = completes_in_arrival ? 0u : 1u;
 
-  UNISYNC_HOST_DEVICE void complete_phase(cuda::std::uint32_t phase);
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t count_of(cuda::std::uint64_t word) noexcept
+  {
+    return static_cast<cuda::std::uint32_t>(word >> count_shift);
+  }
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t participants_of(cuda::std::uint64_t word) noexcept
+  {
+    return static_cast<cuda::std::uint32_t>(word & participants_mask);
+  }
+  /// An armed count is at least 2^31 (participants <= max()); below that the count holds
+  /// the arrivals of a phase whose first arrival has not armed it yet.
+  UNISYNC_HOST_DEVICE static constexpr bool is_armed(cuda::std::uint32_t count) noexcept
+  {
+    return count >= 0x80000000u;
+  }
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t missing_of(cuda::std::uint32_t count) noexcept
+  {
+    return 0u - completion_step - count;
+  }
+
+  UNISYNC_HOST_DEVICE arrival_token arrive_counting(cuda::std::uint32_t weight, bool drops);
+  UNISYNC_HOST_DEVICE void complete_phase();
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token,
-                                                               cuda::std::memory_order order) const;
+                                                              cuda::std::memory_order order) const;
   UNISYNC_HOST_DEVICE bool try_wait_within(arrival_token const& token, cuda::std::uint64_t timeout_ns) const;
 
-  // Phase number (bits 63..32) and arrivals still missing in it (bits 31..0). Written by
-  // every arrival (fetch_sub) and by the last arriver of a phase (store).
-  alignas(detail::cache_line_size) cuda::std::uint64_t phase_and_missing_;
-  // Participants of the next phase. Written only by the last arriver of a phase. Shares
-  // its line with drops_pending_: both are touched at most once per phase and never polled.
-  alignas(detail::cache_line_size) cuda::std::uint32_t expected_;
-  // arrive_and_drop()s of the current phase, applied by its last arriver. Written by droppers.
-  cuda::std::uint32_t drops_pending_ = 0;
-  CompletionFunction completion_;
+  // Parity | arrival count | participants. Written by every arrival, arm and carry (fetch_add).
+  alignas(detail::cache_line_size) cuda::std::uint64_t word_;
+  // Run only by the threads that complete phases, one after another, on a line of its own.
+  alignas(detail::cache_line_size) CompletionFunction completion_;
 };
 
 /// std::barrier at system scope, shared by CPU and GPU threads.

@@ -21,6 +21,9 @@ using namespace unisync::test;
 using checked_barrier = unisync::barrier<checking_completion>;
 using device_checked_barrier = unisync::basic_barrier<cuda::thread_scope_device, checking_completion>;
 using checked_partitioned_barrier = unisync::partitioned_barrier<checking_completion>;
+// The default completion: the last arrival itself completes the phase.
+using plain_barrier = unisync::barrier<>;
+using device_plain_barrier = unisync::basic_barrier<cuda::thread_scope_device>;
 
 struct managed_phase_harness {
   explicit managed_phase_harness(unsigned participants) : slots(participants, 0)
@@ -37,16 +40,23 @@ struct managed_phase_harness {
 };
 
 template <class Barrier>
+unisync::managed_ptr<Barrier> make_barrier(int participants, phase_record const& record)
+{
+  return make_checked_barrier<Barrier>([](auto... arguments) { return unisync::make_managed<Barrier>(arguments...); },
+                                       participants, record);
+}
+
+template <class Barrier>
 void check_block_collective(int blocks, unsigned phases)
 {
   constexpr int threads = 128;
   managed_phase_harness harness(static_cast<unsigned>(blocks));
-  auto barrier = unisync::make_managed<Barrier>(blocks * threads, checking_completion{harness.record});
+  auto barrier = make_barrier<Barrier>(blocks * threads, harness.record);
   unisync::launch_co_resident(phases_per_block<Barrier>, dim3(blocks), dim3(threads), 0, nullptr, barrier.get(),
                               harness.record, 0u, phases);
   ASSERT_EQ(finish_device_work(), cudaSuccess);
   EXPECT_EQ(*harness.violations, 0u) << blocks << " blocks";
-  EXPECT_EQ(*harness.completions, phases) << blocks << " blocks";
+  if constexpr (counts_completions<Barrier>) EXPECT_EQ(*harness.completions, phases) << blocks << " blocks";
 }
 
 template <class Barrier>
@@ -54,12 +64,12 @@ void check_per_thread(int blocks, int threads, unsigned phases)
 {
   unsigned const participants = static_cast<unsigned>(blocks * threads);
   managed_phase_harness harness(participants);
-  auto barrier = unisync::make_managed<Barrier>(participants, checking_completion{harness.record});
+  auto barrier = make_barrier<Barrier>(participants, harness.record);
   unisync::launch_co_resident(phases_per_thread<Barrier>, dim3(blocks), dim3(threads), 0, nullptr, barrier.get(),
                               harness.record, 0u, phases);
   ASSERT_EQ(finish_device_work(), cudaSuccess);
   EXPECT_EQ(*harness.violations, 0u) << blocks << " x " << threads;
-  EXPECT_EQ(*harness.completions, phases) << blocks << " x " << threads;
+  if constexpr (counts_completions<Barrier>) EXPECT_EQ(*harness.completions, phases) << blocks << " x " << threads;
 }
 
 int max_resident(void (*kernel)(checked_barrier*, phase_record, unsigned, unsigned), int threads)
@@ -88,6 +98,57 @@ TEST(DeviceBarrier, NoParticipantLeavesPhaseEarlyPerThread)
   check_per_thread<checked_barrier>(multiprocessor_count(), 32, 1000);
   // Every resident block: the completion check walks every slot, so fewer phases.
   check_per_thread<checked_barrier>(max_resident(phases_per_thread<checked_barrier>, 32), 32, 100);
+}
+
+TEST(DeviceBarrier, DefaultCompletionNoParticipantLeavesPhaseEarly)
+{
+  UNISYNC_REQUIRE_GPU();
+  for (int blocks : {1, multiprocessor_count(), max_resident(phases_per_block<checked_barrier>, 128)}) {
+    check_block_collective<plain_barrier>(blocks, 2000);
+  }
+  check_block_collective<device_plain_barrier>(multiprocessor_count(), 2000);
+  check_per_thread<plain_barrier>(1, 128, 2000);
+  check_per_thread<plain_barrier>(multiprocessor_count(), 32, 1000);
+  check_per_thread<device_plain_barrier>(max_resident(phases_per_thread<checked_barrier>, 32), 32, 300);
+}
+
+/// Thread 0 takes part in every phase; every other thread leaves in phase 2 + its index
+/// modulo `phases - 2`, so a few threads drop in each phase, per thread or warp by warp.
+template <class Barrier>
+__global__ void phases_with_staggered_drops(Barrier* barrier, phase_record record, unsigned phases)
+{
+  unsigned const slot = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned const leave_at = slot == 0 ? phases + 1 : 2 + slot % (phases - 2);
+  for (unsigned phase = 1; phase <= phases; ++phase) {
+    record.before_arriving(slot, phase);
+    if (phase == leave_at) {
+      record.before_arriving(slot, phase_record::dropped);
+      barrier->arrive_and_drop();
+      return;
+    }
+    barrier->arrive_and_wait();
+    record.after_passing(slot + 1, 4, phase);
+  }
+}
+
+template <class Barrier>
+void check_staggered_drops(int blocks, int threads, unsigned phases)
+{
+  managed_phase_harness harness(static_cast<unsigned>(blocks * threads));
+  auto barrier = make_barrier<Barrier>(blocks * threads, harness.record);
+  unisync::launch_co_resident(phases_with_staggered_drops<Barrier>, dim3(blocks), dim3(threads), 0, nullptr,
+                              barrier.get(), harness.record, phases);
+  ASSERT_EQ(finish_device_work(), cudaSuccess);
+  EXPECT_EQ(*harness.violations, 0u);
+  if constexpr (counts_completions<Barrier>) EXPECT_EQ(*harness.completions, phases);
+}
+
+TEST(DeviceBarrier, StaggeredDropsShrinkLaterPhases)
+{
+  UNISYNC_REQUIRE_GPU();
+  check_staggered_drops<plain_barrier>(multiprocessor_count(), 64, 200);
+  check_staggered_drops<device_plain_barrier>(multiprocessor_count(), 64, 200);
+  check_staggered_drops<checked_barrier>(multiprocessor_count(), 64, 200);
 }
 
 TEST(DevicePartitionedBarrier, NoParticipantLeavesPhaseEarlyBlockCollective)

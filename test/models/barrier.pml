@@ -1,70 +1,68 @@
 /*
- * barrier.pml - unisync::basic_barrier, the central phase barrier with arrive_and_drop()
- * and a completion function.
+ * barrier.pml - unisync::basic_barrier, the central phase barrier with arrive_and_drop(),
+ * with the default completion or with a completion function (-DCOMPLETION).
  *
  * Mirrors include/unisync/detail/barrier.inl (contract: include/unisync/barrier.hpp):
- *   arrive(w)          before = phase_and_missing_.fetch_sub(w, acq_rel);
- *                      missing = low half of before, phase = high half; debug check
- *                      w <= missing; if missing == w: complete_phase(phase);
- *                      returns arrival_token(phase, w)
- *   complete_phase(p)  drops = drops_pending_.exchange(0); expected_ -= drops;
- *                      completion_(); phase_and_missing_.store((p + 1) << 32 | expected_)
- *   wait(token)        wait_for_turn until forecast_to_release(token) == 0, i.e. until
- *                      the phase half of phase_and_missing_ != token.phase_ (then an
- *                      acquire fence)
- *   arrive_and_wait()  wait(arrive(1)); on the device the threads of a warp that call it
- *                      together arrive as a group: wait(arrive(group size)) by a leader
- *   arrive_and_drop()  drops_pending_.fetch_add(1); arrive(1)
- * Memory words: phase_and_missing_ is one 64-bit word, phase number (32 bits) over
- * missing arrivals (32 bits), changed only by fetch_sub and by one store; here it is the
- * pair (phase, missing), always changed together in one atomic step, with the phase
- * modulo PHASE_MOD (default 4, 2 bits; -DPHASE_MOD=2 for 1 bit), so it wraps during the
- * run. expected_ (plain, written only by the last arriver) and drops_pending_ are words
- * of their own.
+ *   arrive_counting(w, drop)  before = word_.fetch_add((w << 31) - drop, release);
+ *                      count = count_of(before); debug check (w at most the missing
+ *                      arrivals, or the participants before the arm); reached = count + w;
+ *                      if count == 0 (the phase's first arrival):
+ *                        arm = 2^32 - step - participants(before);
+ *                        reached = count_of(word_.fetch_add(arm << 31, relaxed)) + arm;
+ *                      if reached == 2^32 - step: complete_phase(); token completed
+ *   complete_phase()   acquire fence; with a completion function: completion_(), then
+ *                      word_.fetch_add(1 << 31, release) (the carry)
+ *   wait(token)        returns at once for a completed token; else wait_for_turn until the
+ *                      parity bit of word_ != token.parity_ (then an acquire load)
+ *   arrive_and_wait()  wait(arrive(1)); a group arrives as wait(arrive(group size))
+ *   arrive_and_drop()  arrive_counting(1, true)
+ * Memory words: word_ is one 64-bit word, parity (1 bit) | count (32 bits) | participants
+ * (31 bits), changed only by fetch_add; an addition that carries out of the count flips
+ * the parity. Here the count is modulo CMOD (16: 4 bits, room for the armed counts of up
+ * to 4 participants above CMOD/2 and the early arrivals below), so it wraps to zero at
+ * every phase; step is 0 (default completion) or 1 (-DCOMPLETION).
  *
- * Memory model: sequential consistency. Every load, store and read-modify-write of the
- * code is one atomic Promela step. The memory orders the code gives them (and the acquire
- * fence that follows a relaxed poll) are not modeled: the headers argue separately that
- * they give the same guarantees on the PTX / C++ memory models. Ghost variables are
- * updated inside the step they describe. The poll of wait() changes no shared state while
- * it fails, so it is modeled as a guard that blocks until the phase differs from the
- * token's (equivalent up to stuttering).
+ * Memory model: sequential consistency. Every read-modify-write of the code is one
+ * atomic Promela step. The memory orders (release arrivals, relaxed arm, acquire fence of
+ * the completing thread, acquire load of the waiters) are not modeled: the header argues
+ * separately that they give the same guarantees on the PTX / C++ memory models. Ghost
+ * variables are updated inside the step they describe. The poll of wait() changes no
+ * shared state while it fails, so it is modeled as a guard that blocks until the parity
+ * differs from the token's (equivalent up to stuttering).
  *
  * Actors: 3 participants and PHASES (default 5) phases. P0 arrives with weight W0
- * (default 1; -DW0=2 models a group of two threads counted with one fetch_sub, as
+ * (default 1; -DW0=2 models a group of two threads counted with one addition, as
  * arrive_and_wait(group) and the device's warp arrival do) and P1 with weight 1; both
  * arrive_and_wait() in every phase. P2 arrive_and_wait()s until phase DROP_PHASE
  * (default 1), where it arrive_and_drop()s and leaves. The barrier is built with
- * expected = W0 + 2.
+ * expected = W0 + 2. With the default completion the next phase opens when the last
+ * addition carries, so its first arrivals race the thread that completed the phase.
  *
  * Proves (check_model.sh):
  *   --safety         nobody leaves phase k before every participant of phase k arrived
- *                    and the completion of phase k ran; the completion runs exactly once
- *                    per phase and sees all the phase's arrivals; every arrival is in
- *                    its own phase and never exceeds the missing count (no borrow into
- *                    the phase bits); the next phase is armed with exactly the remaining
- *                    participants (the drop is applied); no deadlock (no invalid end
- *                    state: since nothing loops, every participant finishes every phase)
+ *                    (and, with -DCOMPLETION, before the completion of phase k ran); the
+ *                    phase completes exactly once (one carry, one completion run) after
+ *                    all of its arrivals; every arrival is in its own phase and never
+ *                    exceeds the missing count; the first arrival arms with exactly the
+ *                    phase's participants (the drop is applied); exactly one thread
+ *                    completes each phase; no deadlock (no invalid end state)
  *   --ltl all_finish under weak fairness every participant eventually finishes
  * Seeded bugs:
- *   -DBUG_WAIT_INVERTED        wait() polls until phase == token: leaves at once
+ *   -DBUG_WAIT_INVERTED        wait() polls until parity == token: leaves at once
  *                              (assertion)
- *   -DBUG_PHASE_ORDERED        wait() polls until phase > token (unsigned) instead of
- *                              !=: once the phase field wraps, the waiters never see the
- *                              new phase (deadlock)
- *   -DBUG_REARM_BEFORE_DROPS   the last arriver re-arms the count with expected_ before
- *                              subtracting the drops (assertion / deadlock)
- *   -DBUG_DROP_AFTER_ARRIVE    arrive_and_drop() arrives first and counts the drop after:
- *                              the last arriver can miss it (assertion / deadlock)
- *   -DBUG_STORE_BEFORE_COMPLETION  the next phase is published before the completion
- *                              function runs: a waiter leaves before it ran (assertion)
+ *   -DBUG_ARM_AFTER_OWN_DROP   the first arrival arms with the participants after its
+ *                              own drop: a phase whose first arrival is the dropper
+ *                              completes one arrival early (assertion)
+ *   -DBUG_ARM_UNCHECKED        the first arrival does not check whether its arm completed
+ *                              the phase; with a completion function no one then runs
+ *                              it and adds the carry (deadlock, with -DCOMPLETION)
+ *   -DBUG_CARRY_BEFORE_COMPLETION  the carry is added before the completion function
+ *                              runs: a waiter leaves before it ran (assertion, with
+ *                              -DCOMPLETION)
  */
 
 #ifndef PHASES
 #define PHASES 5
-#endif
-#ifndef PHASE_MOD
-#define PHASE_MOD 4
 #endif
 #ifndef DROP_PHASE
 #define DROP_PHASE 1
@@ -73,104 +71,129 @@
 #define W0 1
 #endif
 #define EXPECTED (W0 + 2)
+#define CMOD 16
+#define ARMED_FROM 8      /* an armed count is at least CMOD / 2 */
+#ifdef COMPLETION
+#define STEP 1
+#else
+#define STEP 0
+#endif
+#define TARGET (CMOD - STEP)
 
-byte phase = 0;            /* phase_and_missing_ >> 32, modulo PHASE_MOD */
-byte missing = EXPECTED;   /* phase_and_missing_ & 0xffffffff */
-byte expected = EXPECTED;  /* expected_ */
-byte drops_pending = 0;    /* drops_pending_ */
+bit parity = 0;             /* word_ >> 63 */
+byte count = 0;             /* the count field, modulo CMOD */
+byte parts = EXPECTED;      /* the participants field */
 
 /* ghosts */
 byte cur = 0;                  /* absolute number of the current phase */
 byte arrived[PHASES + 1];      /* arrival weight counted in each phase */
-byte completions[PHASES + 1];  /* runs of the completion function in each phase */
+byte completions[PHASES + 1];  /* runs of the completion function (or carries) per phase */
+byte completers[PHASES + 1];   /* threads that found reached == TARGET, per phase */
 byte finished = 0;             /* participants that are done */
 
 /* The arrival weight that phase k waits for: everyone until the drop phase, then P2 is gone. */
 #define MEMBERS(k) ((k) <= DROP_PHASE -> EXPECTED : EXPECTED - 1)
 
-inline complete_phase(p, drops) {
-#if defined(BUG_REARM_BEFORE_DROPS)
-  atomic {                                        /* BUG: re-armed with expected_ ... */
-    phase = (p + 1) % PHASE_MOD; missing = expected;
-    completions[cur]++; assert(completions[cur] == 1);
-    assert(arrived[cur] == MEMBERS(cur));
-    assert(missing == MEMBERS(cur + 1));
-    cur++
-  }
-  atomic { drops = drops_pending; drops_pending = 0 }
-  expected = expected - drops;                    /* ... before the drops are applied */
-  drops = 0
+/* Adds `add` to the count inside an atomic step; a carry flips the parity and, with the
+   default completion, completes the phase (ghosts). */
+inline add_to_count(add) {
+  count = count + add;
+  if
+  :: count >= CMOD ->
+     count = count - CMOD; parity = 1 - parity;
+#ifndef COMPLETION
+     completions[cur]++; assert(completions[cur] == 1);
+     assert(arrived[cur] == MEMBERS(cur));
 #else
-  atomic { drops = drops_pending; drops_pending = 0 }  /* drops_pending_.exchange(0) */
-  expected = expected - drops;                         /* expected_ -= drops */
-  drops = 0;
-#if !defined(BUG_STORE_BEFORE_COMPLETION)
-  atomic {                                        /* completion_() */
-    completions[cur]++; assert(completions[cur] == 1);
-    assert(arrived[cur] == MEMBERS(cur))
-  }
+     assert(completions[cur] == 1);                    /* the completion ran first */
 #endif
-  atomic {                                        /* store((p + 1) << 32 | expected_) */
-    phase = (p + 1) % PHASE_MOD; missing = expected;
-    assert(missing == MEMBERS(cur + 1));
-#if defined(BUG_STORE_BEFORE_COMPLETION)
-  }
-  atomic {                                        /* BUG: completion_() after the store */
-    completions[cur]++; assert(completions[cur] == 1);
-    assert(arrived[cur] == MEMBERS(cur));
-#endif
-    cur++
-  }
-#endif
+     cur++
+  :: else -> skip
+  fi
 }
 
-/* tok = arrive(w).phase_ for the participant's phase k */
-inline arrive(w, k, tok, before, drops) {
-  atomic {                                        /* before = word.fetch_sub(w) */
-    tok = phase; before = missing;
-    assert(w <= before);                          /* the debug check: no borrow */
-    missing = missing - w;
-    assert(cur == k);                             /* arriving in its own phase */
-    arrived[cur] = arrived[cur] + w
+inline complete_phase(k) {
+  completers[k]++; assert(completers[k] == 1);
+#ifdef COMPLETION
+#if defined(BUG_CARRY_BEFORE_COMPLETION)
+  atomic { assert(count == TARGET); add_to_count(1) }  /* BUG: carry first ... */
+  atomic { completions[k]++ }                          /* ... completion after */
+#else
+  atomic {                                             /* completion_() */
+    completions[k]++; assert(completions[k] == 1);
+    assert(arrived[k] == MEMBERS(k))
   }
+  atomic { assert(count == TARGET); add_to_count(1) }  /* fetch_add(1 << 31) */
+#endif
+#endif
+  skip
+}
+
+/* arrive_counting(w, drop) in the participant's phase k; done = the token is completed */
+inline arrive(w, drop, k, tok, before, mine, reached, done) {
+  atomic {                                        /* before = fetch_add((w << 31) - drop) */
+    tok = parity; before = count; mine = parts;
+    assert(cur == k);                             /* arriving in its own phase */
+    if                                            /* the debug check */
+    :: before >= ARMED_FROM -> assert(w <= TARGET - before)
+    :: else -> assert(w <= parts)
+    fi;
+    arrived[cur] = arrived[cur] + w;
+    parts = parts - drop;
+    add_to_count(w)
+  }
+  reached = before + w;
   if
-  :: before == w -> complete_phase(tok, drops)    /* the last arrival */
+  :: before == 0 ->                               /* the first arrival arms */
+#if defined(BUG_ARM_AFTER_OWN_DROP)
+     mine = mine - drop;                          /* BUG: its own drop subtracted */
+#endif
+     assert(mine == MEMBERS(k));                  /* armed for exactly the phase's arrivals */
+     atomic {                                     /* fetch_add(arm << 31) */
+       reached = count + (TARGET - mine);
+       add_to_count(TARGET - mine)
+     }
+#if defined(BUG_ARM_UNCHECKED)
+     reached = 0
+#endif
   :: else -> skip
   fi;
-  before = 0
+  if
+  :: reached == TARGET -> complete_phase(k); done = true
+  :: else -> done = false
+  fi;
+  before = 0; mine = 0; reached = 0
 }
 
-inline wait(tok, k) {
-  atomic {                                        /* forecast_to_release(token) == 0 */
+inline wait(tok, k, done) {
+  if
+  :: done -> skip                                 /* completed token: returns at once */
+  :: else ->
+     atomic {                                     /* forecast_to_release(token) == 0 */
 #if defined(BUG_WAIT_INVERTED)
-    phase == tok ->                               /* BUG */
-#elif defined(BUG_PHASE_ORDERED)
-    phase > tok ->                                /* BUG: not wrap-safe */
+       parity == tok ->                           /* BUG */
 #else
-    phase != tok ->
+       parity != tok ->
 #endif
-    assert(completions[k] == 1);                  /* phase k completed ... */
-    assert(arrived[k] == MEMBERS(k));             /* ... after all its arrivals */
-    tok = 0
-  }
+       assert(completions[k] == 1);               /* phase k completed ... */
+       assert(arrived[k] == MEMBERS(k))           /* ... after all its arrivals */
+     }
+  fi;
+  tok = 0; done = false
 }
 
-proctype participant(byte id; byte w; bool dropper) {
+proctype participant(byte w; bool dropper) {
   byte k = 0;          /* the phase this participant arrives in next (absolute) */
-  byte tok, before, drops;
+  bit tok;
+  byte before, mine, reached;
+  bool done;
   do
   :: k < PHASES && !(dropper && k == DROP_PHASE) ->   /* arrive_and_wait() */
-     arrive(w, k, tok, before, drops);
-     wait(tok, k);
+     arrive(w, 0, k, tok, before, mine, reached, done);
+     wait(tok, k, done);
      k++
   :: k < PHASES && dropper && k == DROP_PHASE ->      /* arrive_and_drop() */
-#if defined(BUG_DROP_AFTER_ARRIVE)
-     arrive(1, k, tok, before, drops);
-     drops_pending++;                             /* BUG: counted after arriving */
-#else
-     drops_pending++;                             /* drops_pending_.fetch_add(1) */
-     arrive(1, k, tok, before, drops);
-#endif
+     arrive(1, 1, k, tok, before, mine, reached, done);
      break
   :: k == PHASES -> break
   od;
@@ -179,9 +202,9 @@ proctype participant(byte id; byte w; bool dropper) {
 
 init {
   atomic {
-    run participant(0, W0, false);
-    run participant(1, 1, false);
-    run participant(2, 1, true)
+    run participant(W0, false);
+    run participant(1, false);
+    run participant(1, true)
   }
 }
 

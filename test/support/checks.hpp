@@ -6,7 +6,9 @@
 #include <unisync/detail/atomic.hpp>
 #include <unisync/detail/config.hpp>
 
+#include <cuda/std/cstddef>
 #include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
 
 namespace unisync::test {
 
@@ -100,5 +102,24 @@ struct checking_completion {
   phase_record record;
   UNISYNC_HOST_DEVICE void operator()() const noexcept { record.on_completion(); }
 };
+
+/// Whether a barrier type runs checking_completion. The default completion is checked too:
+/// without a completion function the barrier completes phases differently (the last
+/// arrival itself releases), and then only the slots are checked.
+template <class Barrier>
+inline constexpr bool counts_completions =
+    cuda::std::is_constructible_v<Barrier, cuda::std::ptrdiff_t, checking_completion>;
+
+/// Builds a barrier for the phase checker: `make(expected, completion...)` is the
+/// allocation (make_unique, make_managed); checking_completion is passed where it is taken.
+template <class Barrier, class Make>
+auto make_checked_barrier(Make make, cuda::std::ptrdiff_t expected, phase_record const& record)
+{
+  if constexpr (counts_completions<Barrier>) {
+    return make(expected, checking_completion{record});
+  } else {
+    return make(expected);
+  }
+}
 
 }  // namespace unisync::test

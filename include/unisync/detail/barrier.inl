@@ -10,49 +10,70 @@ UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::
 basic_barrier<Scope, CompletionFunction, Backoff>::arrive(cuda::std::ptrdiff_t update)
 {
   UNISYNC_ASSERT(update > 0 && update <= max(), "barrier::arrive(update) needs 0 < update <= max()");
-  auto const weight = static_cast<cuda::std::uint32_t>(update);
-  auto word = detail::atomic_at<Scope>(phase_and_missing_);
-  // Release only: most arrivals publish and leave. The last one acquires below (measured on
-  // the H100: faster than acq_rel arrivals for every arrival).
-  cuda::std::uint64_t const before = word.fetch_sub(weight, detail::memory_order_release);
-  auto const missing = static_cast<cuda::std::uint32_t>(before & missing_mask);
-  auto const phase = static_cast<cuda::std::uint32_t>(before >> phase_shift);
-  UNISYNC_ASSERT(weight <= missing, "barrier::arrive(update) with update above the arrivals missing in this phase");
-  if (missing == weight) {
-    // Every arrival of the phase is a release in the word's release sequence: this
-    // acquire load synchronizes with all of them before the completion runs.
-    static_cast<void>(word.load(detail::memory_order_acquire));
-    complete_phase(phase);
-  }
-  return arrival_token(phase, weight);
+  return arrive_counting(static_cast<cuda::std::uint32_t>(update), false);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase(cuda::std::uint32_t phase)
+UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::arrival_token
+basic_barrier<Scope, CompletionFunction, Backoff>::arrive_counting(cuda::std::uint32_t weight, bool drops)
 {
-  // Every arrival of this phase happened before this point, and each dropper counted its
-  // drop before arriving, so the drops read here are all of them. No one can drop again
-  // before the next phase starts, so a load suffices where there are none (the usual case).
-  auto drops_pending = detail::atomic_at<Scope>(drops_pending_);
-  if (drops_pending.load(detail::memory_order_relaxed) != 0) {
-    expected_ -= drops_pending.exchange(0, detail::memory_order_relaxed);
+  auto word = detail::atomic_at<Scope>(word_);
+  // Release only: most arrivals publish and leave. The one that completes the phase
+  // acquires in complete_phase. A drop takes one participant away in the same addition
+  // (no borrow: the dropper is one of them).
+  cuda::std::uint64_t const delta = (static_cast<cuda::std::uint64_t>(weight) << count_shift) - (drops ? 1u : 0u);
+  cuda::std::uint64_t const before = word.fetch_add(delta, detail::memory_order_release);
+  cuda::std::uint32_t const count = count_of(before);
+  // Before the arm lands the participants left bound the missing arrivals from above.
+  UNISYNC_ASSERT(weight <= (is_armed(count) ? missing_of(count) : participants_of(before)),
+                 "barrier::arrive(update) with update above the arrivals missing in this phase");
+  auto const parity = static_cast<cuda::std::uint32_t>(before >> parity_shift);
+  cuda::std::uint64_t reached = static_cast<cuda::std::uint64_t>(count) + weight;
+  if (count == 0) {
+    // The phase's first arrival arms it, for the participants its own result shows: every
+    // drop of the previous phase came before, and no one else's of this one. Relaxed: it
+    // publishes nothing. If every arrival came before it, this addition completes the phase.
+    cuda::std::uint64_t const arm = (cuda::std::uint64_t{1} << 32) - completion_step - participants_of(before);
+    cuda::std::uint64_t const before_arm = word.fetch_add(arm << count_shift, detail::memory_order_relaxed);
+    reached = count_of(before_arm) + arm;
   }
-  completion_();
-  cuda::std::uint64_t const next = (static_cast<cuda::std::uint64_t>(phase + 1) << phase_shift) | expected_;
-  detail::atomic_at<Scope>(phase_and_missing_).store(next, detail::memory_order_release);
+  if (reached == (cuda::std::uint64_t{1} << 32) - completion_step) {
+    complete_phase();
+    return arrival_token(parity, weight, true);
+  }
+  return arrival_token(parity, weight, false);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE cuda::std::uint32_t
-basic_barrier<Scope, CompletionFunction, Backoff>::forecast_to_release(arrival_token const& token,
-                                                                      cuda::std::memory_order order) const
+UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase()
+{
+  auto word = detail::atomic_at<Scope>(word_);
+  // Acquires every arrival of the phase and the previous phase's completion, all releases
+  // in the word's release sequence that this thread's last addition read. The host loads
+  // instead of fencing: the load is local there, and ThreadSanitizer does not model fences.
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (cuda::atomic_thread_fence(detail::memory_order_acquire, Scope);),
+                    (static_cast<void>(word.load(detail::memory_order_acquire));))
+  if constexpr (!completes_in_arrival) {
+    completion_();
+    // The count stood one short of the carry: this addition completes the phase and
+    // releases the waiters, and with them what the completion wrote.
+    word.fetch_add(cuda::std::uint64_t{1} << count_shift, detail::memory_order_release);
+  }
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::forecast_to_release(
+    arrival_token const& token, cuda::std::memory_order order) const
 {
   // The word is only read here; atomic_ref needs a non-const reference.
-  auto word = detail::atomic_at<Scope>(const_cast<cuda::std::uint64_t&>(phase_and_missing_));
+  auto word = detail::atomic_at<Scope>(const_cast<cuda::std::uint64_t&>(word_));
   cuda::std::uint64_t const now = word.load(order);
-  if (static_cast<cuda::std::uint32_t>(now >> phase_shift) != token.phase_) return 0;
+  if (static_cast<cuda::std::uint32_t>(now >> parity_shift) != token.parity_) return 0;
+  cuda::std::uint32_t const count = count_of(now);
+  // The phase's first arrival has not armed it yet: poll again soon.
+  if (!is_armed(count)) return 1;
   // Missing arrivals in units of the waiter's own arrival (a block waits for blocks).
-  auto const missing = static_cast<cuda::std::uint32_t>(now & missing_mask);
+  cuda::std::uint32_t const missing = missing_of(count);
   cuda::std::uint32_t const units = missing / token.weight_ + (missing % token.weight_ != 0 ? 1u : 0u);
   return detail::forecast_ns(units, Backoff::tuning::barrier_arrival_ns);
 }
@@ -60,6 +81,7 @@ basic_barrier<Scope, CompletionFunction, Backoff>::forecast_to_release(arrival_t
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::wait(arrival_token&& token) const
 {
+  if (token.completed_phase_) return;  // complete_phase acquired already
   auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order); };
   detail::wait_for_turn<Backoff>(forecast, detail::acquire_poll(forecast));
 }
@@ -67,17 +89,17 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::wait
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_barrier<Scope, CompletionFunction, Backoff>::try_wait(arrival_token const& token) const
 {
-  return forecast_to_release(token, detail::memory_order_acquire) == 0;
+  return token.completed_phase_ || forecast_to_release(token, detail::memory_order_acquire) == 0;
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE bool
-basic_barrier<Scope, CompletionFunction, Backoff>::try_wait_within(arrival_token const& token,
-                                                                   cuda::std::uint64_t timeout_ns) const
+UNISYNC_HOST_DEVICE bool basic_barrier<Scope, CompletionFunction, Backoff>::try_wait_within(
+    arrival_token const& token, cuda::std::uint64_t timeout_ns) const
 {
-  return detail::wait_for_turn_until<Backoff>(
-      detail::deadline::after(timeout_ns),
-      [&](cuda::std::memory_order order) { return forecast_to_release(token, order); });
+  if (token.completed_phase_) return true;
+  return detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns), [&](cuda::std::memory_order order) {
+    return forecast_to_release(token, order);
+  });
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
@@ -92,9 +114,9 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arri
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arrive_and_drop()
 {
-  // Counted before arriving, so the phase's last arriver sees it.
-  detail::atomic_at<Scope>(drops_pending_).fetch_add(1, detail::memory_order_relaxed);
-  static_cast<void>(arrive());
+  // One arrival and one participant fewer in the same addition: the last arriver reads
+  // the next phase's participants in its own arrival's result.
+  static_cast<void>(arrive_counting(1, true));
 }
 
 #if defined(__CUDACC__)
