@@ -30,13 +30,10 @@ inline std::ptrdiff_t participants(mix_cell const& cell)
 
 template <cuda::thread_scope Scope, arrival Mode>
 struct unisync_barrier_case {
-  using object = unisync::basic_barrier<Scope, stop_deciding_completion>;
+  using object = unisync::basic_barrier<Scope>;
   static constexpr bool on_host = true;
   static constexpr bool on_device = true;
-  static placed_ptr<object> create(mix_cell const& cell, stop_deciding_completion completion)
-  {
-    return place_for<object>(cell, participants(cell), completion);
-  }
+  static placed_ptr<object> create(mix_cell const& cell) { return place_for<object>(cell, participants(cell)); }
   static void arrive_and_wait_cpu(object& shared) { shared.arrive_and_wait(); }
   __device__ static void arrive_and_wait_gpu(object& shared)
   {
@@ -50,13 +47,10 @@ struct unisync_barrier_case {
 
 template <arrival Mode>
 struct partitioned_barrier_case {
-  using object = unisync::basic_partitioned_barrier<stop_deciding_completion>;
+  using object = unisync::basic_partitioned_barrier<>;
   static constexpr bool on_host = true;
   static constexpr bool on_device = true;
-  static placed_ptr<object> create(mix_cell const& cell, stop_deciding_completion completion)
-  {
-    return place_for<object>(cell, participants(cell), completion);
-  }
+  static placed_ptr<object> create(mix_cell const& cell) { return place_for<object>(cell, participants(cell)); }
   static void arrive_and_wait_cpu(object& shared) { shared.arrive_and_wait(); }
   __device__ static void arrive_and_wait_gpu(object& shared)
   {
@@ -72,13 +66,10 @@ struct partitioned_barrier_case {
 /// itself, one thread arrives for all of it and waits, the block synchronizes.
 template <cuda::thread_scope Scope, arrival Mode>
 struct libcudacxx_barrier_case {
-  using object = cuda::barrier<Scope, stop_deciding_completion>;
+  using object = cuda::barrier<Scope>;
   static constexpr bool on_host = true;
   static constexpr bool on_device = true;
-  static placed_ptr<object> create(mix_cell const& cell, stop_deciding_completion completion)
-  {
-    return place_for<object>(cell, participants(cell), completion);
-  }
+  static placed_ptr<object> create(mix_cell const& cell) { return place_for<object>(cell, participants(cell)); }
   static void arrive_and_wait_cpu(object& shared) { shared.arrive_and_wait(); }
   __device__ static void arrive_and_wait_gpu(object& shared)
   {

@@ -19,11 +19,11 @@ struct gpu_control {
 
 /// Reachable from both sides: pinned host memory with a GPU (only plain loads and stores
 /// cross the link), ordinary memory without one. `stop_requested` is written by the
-/// host; the last phase by the barrier's completion function, which runs on whichever side
-/// arrives last, once, choosing a phase at least two check intervals ahead. It writes two
-/// copies, so that each side polls a word in its own memory: `last_phase` here for CPU
-/// participants, `*last_phase_for_gpu` (managed memory preferring the GPU) for GPU ones.
-/// Polling the pinned copy from every GPU block cost tens of microseconds per phase.
+/// host; the last phase by the decider participant (stop_agreement.hpp), once, choosing a
+/// phase at least two check intervals ahead. It writes two copies, so that each side polls
+/// a word in its own memory: `last_phase` here for CPU participants, `*last_phase_for_gpu`
+/// (managed memory preferring the GPU) for GPU ones. Polling the pinned copy from every GPU
+/// block cost tens of microseconds per phase.
 struct phase_control {
   static constexpr unsigned never = 0xffffffffu;
   unsigned stop_requested;

@@ -69,9 +69,9 @@ __global__ void operation_actors(typename Case::object* object, gpu_control* con
   results[actor] = actor_result{operations, longest_wait_ns};
 }
 
-/// The phase loop: participants stop after the phase the completion function chose.
-/// They read it every `check_interval` phases; it is chosen at least two intervals ahead,
-/// so every participant reads it in time.
+/// The phase loop: participants stop after the phase the decider chose. They read it every
+/// `check_interval` phases; it is chosen at least two intervals ahead, so every
+/// participant reads it in time.
 struct phase_loop {
   phase_control* control;
   unsigned check_interval;
@@ -79,12 +79,15 @@ struct phase_loop {
   // Instantiated with host-only lambdas on the host and device lambdas in kernels.
 #pragma nv_exec_check_disable
   template <class ArriveAndWait>
-  __host__ __device__ std::uint64_t run(ArriveAndWait arrive_and_wait) const
+  __host__ __device__ std::uint64_t run(ArriveAndWait arrive_and_wait, bool decides) const
   {
     unsigned last = phase_control::never;
     for (unsigned phase = 1;; ++phase) {
       arrive_and_wait();
-      if (phase % check_interval == 0) last = last_phase_seen(*control);
+      if (phase % check_interval == 0) {
+        if (decides) decide_last_phase(*control, phase, check_interval);
+        last = last_phase_seen(*control);
+      }
       if (phase == last) return phase;
     }
   }
@@ -94,12 +97,14 @@ struct phase_loop {
 /// phases can take milliseconds, every 4, so the window does not outlast its length by much.
 inline unsigned phase_check_interval(mix_cell const& cell) { return cell.mixed() ? 4 : 32; }
 
+/// `gpu_decides`: no CPU participant, so thread 0 of block 0 is the decider.
 template <class Case>
-__global__ void phase_actors(typename Case::object* object, gpu_control* control, phase_loop loop)
+__global__ void phase_actors(typename Case::object* object, gpu_control* control, phase_loop loop, bool gpu_decides)
 {
   if (threadIdx.x == 0) atomicAdd(&control->ready, 1u);
   while (load_relaxed(control->go) == 0) __nanosleep(1000);
-  loop.run([&] { Case::arrive_and_wait_gpu(*object); });
+  bool const decides = gpu_decides && blockIdx.x == 0 && threadIdx.x == 0;
+  loop.run([&] { Case::arrive_and_wait_gpu(*object); }, decides);
 }
 
 namespace detail {
@@ -225,24 +230,25 @@ void run_operations(benchmark::State& state, mix_cell const& cell)
   }
 }
 
-/// Runs a barrier case in `cell` and reports phases. `make_completion` gives the object
-/// its stop-deciding completion function.
+/// Runs a barrier case in `cell` and reports phases.
 template <class Case>
 void run_phases(benchmark::State& state, mix_cell const& cell)
 {
   try {
     window_control control(cell.has_gpu());
     phase_loop const loop{control.phases(), phase_check_interval(cell)};
-    auto holder = Case::create(cell, stop_deciding_completion{control.phases(), loop.check_interval});
+    auto holder = Case::create(cell);
     typename Case::object& object = *holder;
     std::atomic<bool> unused_stop{false};
-    auto cpu_body = [&](unsigned) {
-      if constexpr (Case::on_host) loop.run([&] { Case::arrive_and_wait_cpu(object); });
+    // CPU actor 0 decides when there are CPU participants, else a GPU thread.
+    bool const gpu_decides = cell.cpu_threads == 0;
+    auto cpu_body = [&](unsigned actor) {
+      if constexpr (Case::on_host) loop.run([&] { Case::arrive_and_wait_cpu(object); }, actor == 0);
     };
     auto launch_gpu = [&] {
       if constexpr (Case::on_device) {
         unisync::launch_co_resident(phase_actors<Case>, dim3(cell.gpu_blocks), dim3(cell.gpu_threads), 0,
-                                    control.kernel_stream(), &object, control.device_words(), loop);
+                                    control.kernel_stream(), &object, control.device_words(), loop, gpu_decides);
       }
     };
     for (auto _ : state) {

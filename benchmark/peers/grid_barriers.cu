@@ -12,17 +12,13 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-/// Thread 0 of the grid plays the completion function before each grid.sync(): the same
-/// stop agreement as the barrier cases.
-__global__ void grid_sync_actors(gpu_control* control, phase_loop loop, stop_deciding_completion* completion)
+/// Thread 0 of the grid decides: the same stop agreement as the barrier cases.
+__global__ void grid_sync_actors(gpu_control* control, phase_loop loop)
 {
   cg::grid_group grid = cg::this_grid();
   if (threadIdx.x == 0) atomicAdd(&control->ready, 1u);
   while (load_relaxed(control->go) == 0) __nanosleep(1000);
-  loop.run([&] {
-    if (grid.thread_rank() == 0) (*completion)();
-    grid.sync();
-  });
+  loop.run([&] { grid.sync(); }, grid.thread_rank() == 0);
 }
 
 void run_grid_sync(benchmark::State& state, mix_cell const& cell)
@@ -30,14 +26,11 @@ void run_grid_sync(benchmark::State& state, mix_cell const& cell)
   try {
     window_control control(true);
     phase_loop const loop{control.phases(), phase_check_interval(cell)};
-    auto completion = unisync::make_managed<stop_deciding_completion>(
-        unisync::memory_advice::prefer_device, stop_deciding_completion{control.phases(), loop.check_interval});
     std::atomic<bool> unused_stop{false};
     gpu_control* words = control.device_words();
-    stop_deciding_completion* decide = completion.get();
     phase_loop loop_argument = loop;
     auto launch = [&] {
-      void* arguments[] = {&words, &loop_argument, &decide};
+      void* arguments[] = {&words, &loop_argument};
       cudaLaunchCooperativeKernel(reinterpret_cast<void const*>(grid_sync_actors), dim3(cell.gpu_blocks),
                                   dim3(cell.gpu_threads), arguments, 0, control.kernel_stream());
     };

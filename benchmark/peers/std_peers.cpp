@@ -24,13 +24,10 @@ void std_semaphore_peer::acquire() { state_->semaphore.acquire(); }
 void std_semaphore_peer::release() { state_->semaphore.release(); }
 
 struct std_barrier_peer::state {
-  state(std::ptrdiff_t expected, stop_deciding_completion completion) : barrier(expected, completion) {}
-  std::barrier<stop_deciding_completion> barrier;
+  explicit state(std::ptrdiff_t expected) : barrier(expected) {}
+  std::barrier<> barrier;
 };
-std_barrier_peer::std_barrier_peer(std::ptrdiff_t expected, stop_deciding_completion completion)
-    : state_(std::make_unique<state>(expected, completion))
-{
-}
+std_barrier_peer::std_barrier_peer(std::ptrdiff_t expected) : state_(std::make_unique<state>(expected)) {}
 std_barrier_peer::~std_barrier_peer() = default;
 void std_barrier_peer::arrive_and_wait() { state_->barrier.arrive_and_wait(); }
 

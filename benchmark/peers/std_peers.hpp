@@ -5,7 +5,6 @@
 
 #include "../mix/cell.hpp"
 #include "../mix/placement.hpp"
-#include "../mix/stop_agreement.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -38,7 +37,7 @@ class std_semaphore_peer {
 
 class std_barrier_peer {
  public:
-  std_barrier_peer(std::ptrdiff_t expected, stop_deciding_completion completion);
+  explicit std_barrier_peer(std::ptrdiff_t expected);
   ~std_barrier_peer();
   void arrive_and_wait();
 
@@ -77,9 +76,9 @@ struct std_barrier_case {
   using object = std_barrier_peer;
   static constexpr bool on_host = true;
   static constexpr bool on_device = false;
-  static placed_ptr<object> create(mix_cell const& cell, stop_deciding_completion completion)
+  static placed_ptr<object> create(mix_cell const& cell)
   {
-    return place_for<object>(cell, static_cast<std::ptrdiff_t>(cell.cpu_threads), completion);
+    return place_for<object>(cell, static_cast<std::ptrdiff_t>(cell.cpu_threads));
   }
   static void arrive_and_wait_cpu(object& shared) { shared.arrive_and_wait(); }
 };
