@@ -53,10 +53,12 @@ namespace unisync {
  * no page migrates.
  *
  * When to choose it (benchmark/results/h100, PCIe H100): the default barrier for CPU and
- * GPU participants together: 4.7 us per phase with 1 CPU thread and 1 block of 128
- * threads, 7.9 us with 4 and 132, 7.8 us with 15 and 132, against libcu++'s system
- * barrier's 512, 532 and 546 us. With one side only, take `barrier` (CPU-only, 15
- * threads: 2.6 us against this type's 3.6 us; GPU-only at device scope).
+ * GPU participants together: 4.3 us per phase with 1 CPU thread and 1 block of 128
+ * threads, 11.5 us with 4 and 132, 8.5 us with 15 and 132, against libcu++'s system
+ * barrier's 533, 527 and 964 us (mixed cells vary up to 2x between runs: 4.1-7.8 us in a
+ * barrier-only run). With one side only, take `barrier`: GPU-only it is faster (132 blocks
+ * at system scope: 2.4 us against this type's 3.0 us; at device scope 1.8 us), CPU-only
+ * about even (4 threads: 0.64 against 0.58 us).
  *
  * Memory ordering: everything a participant did before arriving is visible to the
  * completion function and to every participant after its wait returns. Side arrivals are
