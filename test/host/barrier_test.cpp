@@ -133,8 +133,9 @@ TYPED_TEST(HostBarrier, ArriveAndDropShrinksLaterPhases)
 
 TYPED_TEST(HostBarrier, ArriveAndDropShrinksLaterPhasesWithTheDefaultCompletion)
 {
-  // One drop every other phase: the drop is often the phase's last arrival, whose re-arm
-  // then races the next phase's early arrivals (and may complete that phase itself).
+  // One drop every other phase: with the default completion the next phase opens at the
+  // carry, so its arrivals race its first arrival's arm (which may then complete it), and
+  // the drop is often the first or the last arrival of its phase.
   for (int round = 0; round < 20; ++round) TestFixture::template check_drops<unisync::empty_completion>(12, 2, 2, 40);
 }
 
