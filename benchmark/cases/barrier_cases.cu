@@ -28,26 +28,10 @@ inline std::ptrdiff_t participants(mix_cell const& cell)
   return static_cast<std::ptrdiff_t>(cell.cpu_threads + cell.gpu_blocks * cell.gpu_threads);
 }
 
-template <cuda::thread_scope Scope, arrival Mode>
+/// Our barriers (central and partitioned) share one case: both take the group overload.
+template <class Barrier, arrival Mode>
 struct unisync_barrier_case {
-  using object = unisync::basic_barrier<Scope>;
-  static constexpr bool on_host = true;
-  static constexpr bool on_device = true;
-  static placed_ptr<object> create(mix_cell const& cell) { return place_for<object>(cell, participants(cell)); }
-  static void arrive_and_wait_cpu(object& shared) { shared.arrive_and_wait(); }
-  __device__ static void arrive_and_wait_gpu(object& shared)
-  {
-    if constexpr (Mode == arrival::block) {
-      shared.arrive_and_wait(cooperative_groups::this_thread_block());
-    } else {
-      shared.arrive_and_wait();
-    }
-  }
-};
-
-template <arrival Mode>
-struct partitioned_barrier_case {
-  using object = unisync::basic_partitioned_barrier<>;
+  using object = Barrier;
   static constexpr bool on_host = true;
   static constexpr bool on_device = true;
   static placed_ptr<object> create(mix_cell const& cell) { return place_for<object>(cell, participants(cell)); }
@@ -94,13 +78,14 @@ void declare_for_mode(std::vector<mix_cell> const& cells, bool has_gpu)
 {
   constexpr auto system = cuda::thread_scope_system;
   std::string const mode = Mode == arrival::block ? "mode:block" : "mode:thread";
-  declare_phases<unisync_barrier_case<system, Mode>>({"barrier", "unisync.barrier", mode + "/scope:system"}, cells);
-  declare_phases<partitioned_barrier_case<Mode>>(
+  declare_phases<unisync_barrier_case<unisync::basic_barrier<system>, Mode>>(
+      {"barrier", "unisync.barrier", mode + "/scope:system"}, cells);
+  declare_phases<unisync_barrier_case<unisync::basic_partitioned_barrier<>, Mode>>(
       {"barrier", "unisync.partitioned_barrier", mode + "/scope:system"}, cells);
   declare_phases<libcudacxx_barrier_case<system, Mode>>({"barrier", "cuda.barrier", mode + "/scope:system"}, cells);
   if (has_gpu) {
     constexpr auto device = cuda::thread_scope_device;
-    declare_phases<unisync_barrier_case<device, Mode>>(
+    declare_phases<unisync_barrier_case<unisync::basic_barrier<device>, Mode>>(
         {"barrier", "unisync.barrier", mode + "/scope:device", sides::device_only}, cells);
     declare_phases<libcudacxx_barrier_case<device, Mode>>(
         {"barrier", "cuda.barrier", mode + "/scope:device", sides::device_only}, cells);
@@ -115,8 +100,7 @@ void declare_barrier_cases(case_set set, grid_limits const& limits)
   declare_for_mode<arrival::block>(cells, limits.has_gpu);
   declare_for_mode<arrival::thread>(cells, limits.has_gpu);
   // CPU-only cells have no GPU arrivals: std::barrier is listed under block mode only.
-  declare_phases<std_barrier_case>(
-      {"barrier", "std.barrier", "mode:block/scope:host", sides::host_only}, cells);
+  declare_phases<std_barrier_case>({"barrier", "std.barrier", "mode:block/scope:host", sides::host_only}, cells);
   if (limits.has_gpu) declare_grid_barrier_peers(cells);
 }
 
