@@ -53,9 +53,10 @@ struct empty_completion {
  * then an acquire of every earlier arrival, and of the previous completion). Waiters poll
  * with relaxed loads and read the word once more with an acquire load once the parity has
  * moved, which synchronizes with every arrival of the phase and, with a completion
- * function, with the release that follows it. Group arrivals rely on the group's barrier (bar.sync / __syncwarp), which
- * orders the group's writes before the leader's release and the leader's acquire before
- * the group's later reads: PTX releases and acquires are cumulative.
+ * function, with the release that follows it. Group arrivals rely on the group's barrier
+ * (bar.sync / __syncwarp), which orders the group's writes before the leader's release and
+ * the leader's acquire before the group's later reads: PTX releases and acquires are
+ * cumulative.
  *
  * Why the completing arrival must do nothing more (benchmark/results/h100): the thread
  * that completes a phase is the likeliest to arrive last in the next one, so whatever it

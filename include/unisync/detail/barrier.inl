@@ -24,7 +24,8 @@ basic_barrier<Scope, CompletionFunction, Backoff>::arrive_counting(cuda::std::ui
   cuda::std::uint64_t const delta = (static_cast<cuda::std::uint64_t>(weight) << count_shift) - (drops ? 1u : 0u);
   cuda::std::uint64_t const before = word.fetch_add(delta, detail::memory_order_release);
   cuda::std::uint32_t const count = count_of(before);
-  // Before the arm lands the participants left bound the missing arrivals from above.
+  // Before the arm lands only a weaker check is cheap: no arrival outweighs the
+  // participants left (over-arrivals split over several threads can pass it).
   UNISYNC_ASSERT(weight <= (is_armed(count) ? missing_of(count) : participants_of(before)),
                  "barrier::arrive(update) with update above the arrivals missing in this phase");
   auto const parity = static_cast<cuda::std::uint32_t>(before >> parity_shift);
