@@ -51,9 +51,8 @@ struct empty_completion {
  * and the completing carry they form one release sequence. The thread whose addition
  * completes the phase acquires with a fence at `Scope` after it (its read of the word is
  * then an acquire of every earlier arrival, and of the previous completion). Waiters poll
- * with relaxed loads and read the word once more with an acquire load once the parity has
- * moved, which synchronizes with every arrival of the phase and, with a completion
- * function, with the release that follows it. Group arrivals rely on the group's barrier
+ * with acquire loads; the one that finds the parity moved synchronizes with every arrival
+ * of the phase and, with a completion function, with the release that follows it. Group arrivals rely on the group's barrier
  * (bar.sync / __syncwarp), which orders the group's writes before the leader's release and
  * the leader's acquire before the group's later reads: PTX releases and acquires are
  * cumulative.
@@ -113,8 +112,8 @@ class basic_barrier {
   /// carry, with a completion function).
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
-  /// Blocks until the phase of `token` has completed. Cost: one relaxed load per poll and
-  /// one acquire load; nothing when the token's arrival completed the phase.
+  /// Blocks until the phase of `token` has completed. Cost: one acquire load per poll;
+  /// nothing when the token's arrival completed the phase.
   UNISYNC_HOST_DEVICE void wait(arrival_token&& token) const;
 
   /// True once the phase of `token` has completed; never blocks.

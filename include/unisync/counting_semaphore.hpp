@@ -46,8 +46,8 @@ inline constexpr cuda::std::ptrdiff_t semaphore_max = 0x7fffffff;
  *
  * Memory ordering: everything a thread did before `release()` is visible to a thread
  * whose `acquire()` was admitted by that release. `release` is a release fetch_add at
- * `Scope`; the acquirer polls permits_granted with relaxed loads and, once admitted,
- * reads it once more with an acquire load, which synchronizes with the releases it observed.
+ * `Scope`; the acquirer polls permits_granted with acquire loads, and the poll that admits
+ * it synchronizes with the releases it observed.
  * Later releases continue the release sequence of earlier ones, so observing any later
  * value also synchronizes with the earlier releasers. Taking a ticket is relaxed: it
  * publishes nothing.
@@ -87,7 +87,7 @@ class basic_counting_semaphore {
 
   /// Takes a ticket and blocks until a permit is granted to it. Progress:
   /// starvation-free while permits keep being released; FIFO. Cost: one fetch_add at
-  /// `Scope`, one relaxed load per poll, and an acquire load first and last.
+  /// `Scope`, then one acquire load per poll.
   UNISYNC_HOST_DEVICE void acquire();
 
   /// Takes a permit if one is free for the next ticket; never blocks and never takes a

@@ -66,8 +66,8 @@ namespace unisync {
  * only GPU threads touch it); the side's leader acquires it, publishes its report with a
  * system-scope release store, and acquires the other side's report at system scope; the
  * completion runs after both acquires; the completer's report release and the leaders'
- * re-arming release stores carry everything to the waiters, whose final poll is an
- * acquire load. Releases and acquires are cumulative under the PTX model and causality
+ * re-arming release stores carry everything to the waiters, who poll with acquire
+ * loads. Releases and acquires are cumulative under the PTX model and causality
  * order chains through synchronizations of different scopes, so the chain orders every
  * participant's writes before every participant's reads.
  *
@@ -120,8 +120,8 @@ class basic_partitioned_barrier {
   /// report (local on the CPU, across the link on the GPU).
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
-  /// Blocks until the phase of `token` has completed. Cost: relaxed polls of a word in the
-  /// calling side's own memory, and a final acquire load.
+  /// Blocks until the phase of `token` has completed. Cost: acquire polls of a word in the
+  /// calling side's own memory.
   UNISYNC_HOST_DEVICE void wait(arrival_token&& token) const;
   /// True once the phase of `token` has completed; never blocks.
   UNISYNC_HOST_DEVICE bool try_wait(arrival_token const& token) const;

@@ -22,12 +22,6 @@ UNISYNC_HOST_DEVICE cuda::atomic_ref<T, Scope> atomic_at(T& word) noexcept
   return cuda::atomic_ref<T, Scope>(word);
 }
 
-/// An acquire fence at `Scope`, as a callable: completes a wait that polled relaxed.
-template <cuda::thread_scope Scope>
-struct acquire_fence_at {
-  UNISYNC_HOST_DEVICE void operator()() const noexcept { cuda::atomic_thread_fence(memory_order_acquire, Scope); }
-};
-
 /// How far `later` is ahead of `earlier` on a wrapping 64-bit counter; negative when it is
 /// behind. Correct while the true distance stays below 2^63.
 UNISYNC_HOST_DEVICE constexpr cuda::std::int64_t wrapping_distance(cuda::std::uint64_t later,

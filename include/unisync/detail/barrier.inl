@@ -84,7 +84,7 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::wait
 {
   if (token.completed_phase_) return;  // complete_phase acquired already
   auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order); };
-  detail::wait_for_turn<Backoff>(forecast, detail::acquire_poll(forecast));
+  detail::wait_for_turn<Backoff>(forecast);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>

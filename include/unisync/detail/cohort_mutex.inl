@@ -53,8 +53,7 @@ UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::lock_on(Side& side, side_i
     // this holder's reads of the other side's words, as announcing would.
     cuda::atomic_thread_fence(detail::memory_order_seq_cst, cuda::thread_scope_system);
   }
-  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_top(me, order); },
-                                 detail::acquire_fence_at<cuda::thread_scope_system>{});
+  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_top(me, order); });
   side.top_state = top_held;
   side.passes = 0;
 }

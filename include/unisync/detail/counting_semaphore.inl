@@ -34,7 +34,7 @@ UNISYNC_HOST_DEVICE void basic_counting_semaphore<Scope, LeastMaxValue, Backoff>
     // be served, mine included.
     cuda::std::int64_t const to_go = detail::wrapping_distance(my_ticket + 1, granted.load(order));
     return to_go <= 0 ? 0u : forecast_for(detail::saturated_count(static_cast<cuda::std::uint64_t>(to_go)));
-  }, detail::acquire_fence_at<Scope>{});
+  });
 }
 
 template <cuda::thread_scope Scope, cuda::std::ptrdiff_t LeastMaxValue, class Backoff>

@@ -218,8 +218,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_partitioned_barrier<CompletionFunc
         seen = word.load(order);
         // Poll at once again: on the GPU each poll is itself a read across the link (~1 us).
         return reported_at_least(seen, next_phase) ? 0u : 1u;
-      },
-      detail::acquire_fence_at<detail::across_sides>{});
+      });
   UNISYNC_ASSERT(static_cast<cuda::std::uint32_t>(seen >> report_phase_shift) == next_phase,
                  "partitioned_barrier: the other side reported a later phase than the one completing");
   return seen;
@@ -254,7 +253,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
 {
   if (token.fetches_report_) const_cast<basic_partitioned_barrier&>(*this).copy_cpu_report(token);
   auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order); };
-  detail::wait_for_turn<Backoff>(forecast, detail::acquire_poll(forecast));
+  detail::wait_for_turn<Backoff>(forecast);
 }
 
 template <class CompletionFunction, class Backoff>
