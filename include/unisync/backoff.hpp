@@ -65,6 +65,12 @@ class basic_exponential_backoff {
  * turn. The distance of a ticket or a missing-arrival count is an accurate forecast, so no
  * randomness is needed; the cap at `ceiling_ns` only matters for a forecast in the wrong
  * unit.
+ *
+ * A wait that the forecast says is about to end is spent polling, not sleeping: the
+ * device polls again at once below `device_spin_threshold_ns` (its shortest sleeps outlast
+ * an L2 poll), and the host spins below `host_spin_threshold_ns`, for at most
+ * `host_spin_budget_ns` per wait (a yield is a system call that costs about as much as the
+ * handoff awaited, so the next ticket holder would notice its turn late on every handoff).
  */
 template <class Tuning = unisync::tuning>
 class basic_proportional_backoff {
@@ -78,8 +84,11 @@ class basic_proportional_backoff {
 
   UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept
   {
-    detail::pause_for_nanoseconds<Tuning>(next_delay_ns(forecast_ns));
+    detail::pause_near_turn<Tuning>(next_delay_ns(forecast_ns), spin_until_ns_);
   }
+
+ private:
+  cuda::std::uint64_t spin_until_ns_ = 0;  // end of this wait's host spinning; 0 before it starts
 };
 
 using exponential_backoff = basic_exponential_backoff<>;

@@ -82,11 +82,23 @@ class own_side_word {
   T& word_;
 };
 
+/// Tells the host processor that the thread is spinning (x86 `pause`, Arm `yield`), so
+/// that it spends less power and hands its core's resources to a sibling hyperthread.
+inline void spin_wait_hint() noexcept
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif  // defined(__x86_64__) || defined(__i386__)
+}
+
 /// Gives the processor away for about `nanoseconds`. The device sleeps in hardware
 /// (`__nanosleep`); the host yields below `host_sleep_threshold_ns` because Linux cannot
-/// sleep for much less than 50 us, and sleeps above. The host never spins: with managed
+/// sleep for much less than 50 us, and sleeps above. It does not spin: with managed
 /// memory the GPU's page faults are served by driver threads on the CPU, and CPU waiters
-/// that spun instead of yielding made mixed cells 2-100x slower on the H100 machine.
+/// that spun instead of yielding made mixed cells 2-100x slower on the H100 machine (the
+/// proportional policy spins only briefly, within a budget per wait).
 template <class Tuning>
 UNISYNC_HOST_DEVICE void pause_for_nanoseconds(cuda::std::uint32_t nanoseconds) noexcept
 {
@@ -96,6 +108,37 @@ UNISYNC_HOST_DEVICE void pause_for_nanoseconds(cuda::std::uint32_t nanoseconds) 
                     } else {
                       std::this_thread::sleep_for(std::chrono::nanoseconds(nanoseconds));
                     }))
+}
+
+/// Spins on the host processor for about `nanoseconds`, with the spin-wait hint between
+/// clock reads: for waits shorter than a yield (a system call, about a microsecond).
+inline void spin_for_nanoseconds(cuda::std::uint32_t nanoseconds) noexcept
+{
+  cuda::std::uint64_t const until = monotonic_nanoseconds() + nanoseconds;
+  do {
+    spin_wait_hint();
+  } while (monotonic_nanoseconds() < until);
+}
+
+/// The proportional policy's pause, for a wait whose forecast is accurate: a short delay
+/// is spent polling. The device polls again at once at or below `device_spin_threshold_ns`
+/// (its shortest sleeps outlast an L2 poll); the host spins at or below
+/// `host_spin_threshold_ns`, until `spin_until_ns` (0 before the wait's first spin, which
+/// sets it `host_spin_budget_ns` ahead; the caller keeps it for the wait). Longer delays
+/// pause as pause_for_nanoseconds.
+template <class Tuning>
+UNISYNC_HOST_DEVICE void pause_near_turn(cuda::std::uint32_t nanoseconds, cuda::std::uint64_t& spin_until_ns) noexcept
+{
+  NV_IF_ELSE_TARGET(
+      NV_IS_DEVICE, (if (nanoseconds > Tuning::device_spin_threshold_ns) __nanosleep(nanoseconds);),
+      (if (nanoseconds <= Tuning::host_spin_threshold_ns) {
+        cuda::std::uint64_t const now = monotonic_nanoseconds();
+        if (spin_until_ns == 0) spin_until_ns = now + Tuning::host_spin_budget_ns;
+        if (now < spin_until_ns) {
+          spin_for_nanoseconds(nanoseconds);
+          return;
+        }
+      } pause_for_nanoseconds<Tuning>(nanoseconds);))
 }
 
 /// Reports a violated precondition and does not return: the host throws
