@@ -225,20 +225,28 @@ TYPED_TEST(MixedCohortBypass, WaitersSeeAtMostTheBoundOfForeignSections)
     unsigned long long const turn = TypeParam::pass_bound + 1ull;
     return turn * ((side_threads + turn - 1) / turn + 1);
   };
+  constexpr unsigned long long gpu_sections_total = gpu_blocks * static_cast<unsigned long long>(gpu_iterations);
   auto lock = unisync::make_managed<TypeParam>();
   auto record = unisync::make_managed<bypass_record>();
   record->bound[0] = model_bound(cpu_threads);
   record->bound[1] = model_bound(gpu_blocks);
+  std::atomic<unsigned long long> cpu_sections_done{0};
   cudaError_t const status = run_mixed(
       cpu_threads,
       [&](unsigned) {
         record->start_with_the_other_side(0);
-        for (int i = 0; i < cpu_iterations; ++i) record->one_section(*lock, 0);
+        // The CPU keeps contending until the GPU is done: a CPU side that finished its
+        // sections while the GPU was still starting would leave nothing to test.
+        unsigned long long done = 0;
+        for (; done < unsigned{cpu_iterations} || record->sections_of(1) < gpu_sections_total; ++done) {
+          record->one_section(*lock, 0);
+        }
+        cpu_sections_done += done;
       },
       [&] { gpu_sections<<<gpu_blocks, 1>>>(lock.get(), record.get(), gpu_iterations); });
   ASSERT_EQ(status, cudaSuccess);
-  EXPECT_EQ(record->sections[0], cpu_threads * static_cast<unsigned long long>(cpu_iterations));
-  EXPECT_EQ(record->sections[1], gpu_blocks * static_cast<unsigned long long>(gpu_iterations));
+  EXPECT_EQ(record->sections[0], cpu_sections_done.load());
+  EXPECT_EQ(record->sections[1], gpu_sections_total);
   EXPECT_GT(record->most_foreign_seen[0] + record->most_foreign_seen[1], 0ull)
       << "the sides never contended: nothing was tested";
   char const* const side_name[2] = {"CPU", "GPU"};
