@@ -47,13 +47,13 @@ struct empty_completion {
  *
  * Memory ordering: everything any participant did before arriving in a phase is visible
  * to the completion function and to every participant after its wait for that phase
- * returns. Arrivals are release read-modify-writes at `Scope`; with the relaxed arm
- * and the completing carry they form one release sequence. The thread whose addition
- * completes the phase acquires with a fence at `Scope` after it (its read of the word is
- * then an acquire of every earlier arrival, and of the previous completion). Waiters poll
- * with acquire loads; the one that finds the parity moved synchronizes with every arrival
- * of the phase and, with a completion function, with the release that follows it. Group arrivals rely on the group's barrier
- * (bar.sync / __syncwarp), which orders the group's writes before the leader's release and
+ * returns. Arrivals are acquire-release read-modify-writes at `Scope`; with the arm and
+ * the completing carry they form one release sequence, so the addition that completes
+ * the phase (an arrival's, or the arm's, which acquires too) acquires every earlier
+ * arrival and the previous completion. Waiters poll with acquire loads; the one that
+ * finds the parity moved synchronizes with every arrival of the phase and, with a
+ * completion function, with the release that follows it. Group arrivals rely on the
+ * group's barrier (bar.sync / __syncwarp), which orders the group's writes before the leader's release and
  * the leader's acquire before the group's later reads: PTX releases and acquires are
  * cumulative.
  *
@@ -106,10 +106,10 @@ class basic_barrier {
   basic_barrier& operator=(basic_barrier const&) = delete;
 
   /// Counts `update` arrivals in the current phase. Preconditions (checked in debug
-  /// builds): update > 0 and at most the arrivals still missing. Cost: one release
-  /// fetch_add at `Scope`; the phase's first arrival adds the arm with a second one, and
-  /// the arrival that completes the phase acquires (and runs the completion and adds the
-  /// carry, with a completion function).
+  /// builds): update > 0 and at most the arrivals still missing. Cost: one acquire-release
+  /// fetch_add at `Scope`; the phase's first arrival adds the arm with a second one (and
+  /// the arrival that completes the phase runs the completion and adds the carry, with a
+  /// completion function).
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
   /// Blocks until the phase of `token` has completed. Cost: one acquire load per poll;

@@ -62,8 +62,9 @@ namespace unisync {
  *
  * Memory ordering: everything a participant did before arriving is visible to the
  * completion function and to every participant after its wait returns. Side arrivals are
- * release RMWs on the side's word (one release sequence; device scope on the GPU, since
- * only GPU threads touch it); the side's leader acquires it, publishes its report with a
+ * acquire-release RMWs on the side's word (one release sequence; device scope on the GPU,
+ * since only GPU threads touch it), so the side's leader acquires the others' with its own;
+ * it publishes its report with a
  * system-scope release store, and acquires the other side's report at system scope; the
  * completion runs after both acquires; the completer's report release and the leaders'
  * re-arming release stores carry everything to the waiters, who poll with acquire
@@ -115,7 +116,7 @@ class basic_partitioned_barrier {
 
   /// Counts `update` arrivals of the calling thread's side. Preconditions: update > 0 and
   /// at most the arrivals still missing (debug builds); at most the side's share (always
-  /// checked). Cost: one release fetch_sub on the side's word; the side's last arriver
+  /// checked). Cost: one acquire-release fetch_sub on the side's word; the side's last arriver
   /// also does the handshake: one store across the link and polls of the other side's
   /// report (local on the CPU, across the link on the GPU).
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);

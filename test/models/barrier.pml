@@ -3,17 +3,17 @@
  * with the default completion or with a completion function (-DCOMPLETION).
  *
  * Mirrors include/unisync/detail/barrier.inl (contract: include/unisync/barrier.hpp):
- *   arrive_counting(w, drop)  before = word_.fetch_add((w << 31) - drop, release);
+ *   arrive_counting(w, drop)  before = word_.fetch_add((w << 31) - drop, acq_rel);
  *                      count = count_of(before); debug check (w at most the missing
  *                      arrivals, or the participants before the arm); reached = count + w;
  *                      if count == 0 (the phase's first arrival):
  *                        arm = 2^32 - step - participants(before);
- *                        reached = count_of(word_.fetch_add(arm << 31, relaxed)) + arm;
+ *                        reached = count_of(word_.fetch_add(arm << 31, acquire)) + arm;
  *                      if reached == 2^32 - step: complete_phase(); token completed
- *   complete_phase()   acquire fence; with a completion function: completion_(), then
+ *   complete_phase()   with a completion function: completion_(), then
  *                      word_.fetch_add(1 << 31, release) (the carry)
  *   wait(token)        returns at once for a completed token; else wait_for_turn until the
- *                      parity bit of word_ != token.parity_ (then an acquire load)
+ *                      parity bit of word_ != token.parity_ (acquire polls)
  *   arrive_and_wait()  wait(arrive(1)); a group arrives as wait(arrive(group size))
  *   arrive_and_drop()  arrive_counting(1, true)
  * Memory words: word_ is one 64-bit word, parity (1 bit) | count (32 bits) | participants
@@ -23,8 +23,8 @@
  * every phase; step is 0 (default completion) or 1 (-DCOMPLETION).
  *
  * Memory model: sequential consistency. Every read-modify-write of the code is one
- * atomic Promela step. The memory orders (release arrivals, relaxed arm, acquire fence of
- * the completing thread, acquire load of the waiters) are not modeled: the header argues
+ * atomic Promela step. The memory orders (acquire-release arrivals, acquiring arm,
+ * acquire polls of the waiters) are not modeled: the header argues
  * separately that they give the same guarantees on the PTX / C++ memory models. Ghost
  * variables are updated inside the step they describe. The poll of wait() changes no
  * shared state while it fails, so it is modeled as a guard that blocks until the parity

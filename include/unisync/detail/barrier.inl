@@ -18,11 +18,12 @@ UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::
 basic_barrier<Scope, CompletionFunction, Backoff>::arrive_counting(cuda::std::uint32_t weight, bool drops)
 {
   auto word = detail::atomic_at<Scope>(word_);
-  // Release only: most arrivals publish and leave. The one that completes the phase
-  // acquires in complete_phase. A drop takes one participant away in the same addition
-  // (no borrow: the dropper is one of them).
+  // Release publishes the arrival; acquire lets the addition that completes the phase
+  // acquire every earlier one (and the previous completion) without a fence after it,
+  // which on the GPU costs far more than an acquiring atomic. A drop takes one participant
+  // away in the same addition (no borrow: the dropper is one of them).
   cuda::std::uint64_t const delta = (static_cast<cuda::std::uint64_t>(weight) << count_shift) - (drops ? 1u : 0u);
-  cuda::std::uint64_t const before = word.fetch_add(delta, detail::memory_order_release);
+  cuda::std::uint64_t const before = word.fetch_add(delta, detail::memory_order_acq_rel);
   cuda::std::uint32_t const count = count_of(before);
   // Before the arm lands only a weaker check is cheap: no arrival outweighs the
   // participants left (over-arrivals split over several threads can pass it).
@@ -32,10 +33,10 @@ basic_barrier<Scope, CompletionFunction, Backoff>::arrive_counting(cuda::std::ui
   cuda::std::uint64_t reached = static_cast<cuda::std::uint64_t>(count) + weight;
   if (count == 0) {
     // The phase's first arrival arms it, for the participants its own result shows: every
-    // drop of the previous phase came before, and no one else's of this one. Relaxed: it
-    // publishes nothing. If every arrival came before it, this addition completes the phase.
+    // drop of the previous phase came before, and no one else's of this one. It publishes
+    // nothing; acquire, because if every arrival came before it, it completes the phase.
     cuda::std::uint64_t const arm = (cuda::std::uint64_t{1} << 32) - completion_step - participants_of(before);
-    cuda::std::uint64_t const before_arm = word.fetch_add(arm << count_shift, detail::memory_order_relaxed);
+    cuda::std::uint64_t const before_arm = word.fetch_add(arm << count_shift, detail::memory_order_acquire);
     reached = count_of(before_arm) + arm;
   }
   if (reached == (cuda::std::uint64_t{1} << 32) - completion_step) {
@@ -48,17 +49,13 @@ basic_barrier<Scope, CompletionFunction, Backoff>::arrive_counting(cuda::std::ui
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase()
 {
-  auto word = detail::atomic_at<Scope>(word_);
-  // Acquires every arrival of the phase and the previous phase's completion, all releases
-  // in the word's release sequence that this thread's last addition read. The host loads
-  // instead of fencing: the load is local there, and ThreadSanitizer does not model fences.
-  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (cuda::atomic_thread_fence(detail::memory_order_acquire, Scope);),
-                    (static_cast<void>(word.load(detail::memory_order_acquire));))
+  // This thread's last addition acquired every arrival of the phase and the previous
+  // phase's completion: all releases in the word's release sequence that it read.
   if constexpr (!completes_in_arrival) {
     completion_();
     // The count stood one short of the carry: this addition completes the phase and
     // releases the waiters, and with them what the completion wrote.
-    word.fetch_add(cuda::std::uint64_t{1} << count_shift, detail::memory_order_release);
+    detail::atomic_at<Scope>(word_).fetch_add(cuda::std::uint64_t{1} << count_shift, detail::memory_order_release);
   }
 }
 

@@ -44,16 +44,16 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_part
   // A drop counts one arrival and one drop in the same operation: its leader reads every
   // drop of the phase from its own arrival's result, without another load.
   cuda::std::uint64_t const delta = drop ? (cuda::std::uint64_t{1} << side_drops_shift) - 1 : weight;
-  // Release only: most arrivals publish and leave; the side's last arriver acquires below.
-  cuda::std::uint64_t const before = drop ? word.fetch_add(delta, detail::memory_order_release)
-                                          : word.fetch_sub(delta, detail::memory_order_release);
+  // Release publishes the arrival; acquire makes the side's last arrival acquire every
+  // earlier one without a fence or load after it.
+  cuda::std::uint64_t const before = drop ? word.fetch_add(delta, detail::memory_order_acq_rel)
+                                          : word.fetch_sub(delta, detail::memory_order_acq_rel);
   auto const missing = static_cast<cuda::std::uint32_t>(before & field_mask);
   auto const phase = static_cast<cuda::std::uint32_t>(before >> side_phase_shift);
   UNISYNC_EXPECTS(weight <= missing,
                   "partitioned_barrier: more arrivals on this side (CPU or GPU) than it had in the previous phase; "
                   "after the first phase participants must not move between the CPU and the GPU");
   if (missing == weight) {
-    static_cast<void>(word.load(detail::memory_order_acquire));
     cuda::std::uint64_t const after = drop ? before + delta : before - delta;
     complete_side_phase(side, !detail::running_on_device(), phase,
                         static_cast<cuda::std::uint32_t>((after >> side_drops_shift) & field_mask));
@@ -76,12 +76,12 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_central(cuda::std
         .fetch_add(weight, detail::memory_order_relaxed);
   }
   auto word = detail::atomic_at<detail::across_sides>(central_.phase_and_missing);
-  cuda::std::uint64_t const before = word.fetch_sub(weight, detail::memory_order_release);
+  // Acquire as on a side: the last arrival acquires every earlier one.
+  cuda::std::uint64_t const before = word.fetch_sub(weight, detail::memory_order_acq_rel);
   auto const missing = static_cast<cuda::std::uint32_t>(before & missing_mask);
   auto const phase = static_cast<cuda::std::uint32_t>(before >> phase_shift);
   UNISYNC_ASSERT(weight <= missing, "partitioned_barrier::arrive(update) with update above the arrivals missing");
   if (missing == weight) {
-    static_cast<void>(word.load(detail::memory_order_acquire));
     complete_central_phase(phase);
   }
   return arrival_token(phase, weight, true, false);
@@ -186,10 +186,10 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
   detail::own_side_word<cuda::std::uint64_t> const word(gpu_.phase_and_missing);
   while (static_cast<cuda::std::uint32_t>(word.load(detail::memory_order_relaxed) >> side_phase_shift) ==
          token.phase_) {
-    cuda::std::uint64_t const seen = report.load(detail::memory_order_relaxed);
+    // Acquire what the CPU released with its report (an acquire load costs about what a
+    // relaxed one does; a fence after it would not), and pass it on to the leader.
+    cuda::std::uint64_t const seen = report.load(detail::memory_order_acquire);
     if (reported_at_least(seen, next_phase)) {
-      // Acquire what the CPU released with its report, and pass it on to the leader.
-      cuda::atomic_thread_fence(detail::memory_order_acquire, detail::across_sides);
       detail::own_side_word<cuda::std::uint64_t>(gpu_.cpu_report_copy).store(seen, detail::memory_order_release);
       return;
     }
