@@ -33,8 +33,8 @@ struct tuning {
   /// not wait for each other, they only serialize at the counter's L2 atomic unit, a few
   /// ns each. Scaling by the handoff cost instead made a 528-block barrier sleep ~135 us.
   static constexpr cuda::std::uint32_t barrier_arrival_ns = 2;
-  /// Forecast while a partitioned barrier's side leader waits for the other side: half the
-  /// 2.0-2.2 us CPU<->GPU round trip through memory measured on the H100 machine.
+  /// Forecast while a cohort mutex's side waits for the other side to pass the top lock:
+  /// half the 2.0-2.2 us CPU<->GPU round trip through memory measured on the H100 machine.
   static constexpr cuda::std::uint32_t link_handoff_ns = 1000;
   /// Below this delay the host yields instead of sleeping: Linux cannot sleep for much
   /// less than 50 us, so a shorter sleep_for would oversleep by 50 us or more.

@@ -143,10 +143,12 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_cohort_mutex<Backoff>::forecast_to
   side_id const other = static_cast<side_id>(1 - me);
   bool const other_wants = interested(other).load(order) != 0;
   bool const other_goes_first = atomic_at<cuda::thread_scope_system>(top_.turn).load(order) == other;
-  // The other side holds or gets the top lock: it runs at most a full cohort turn first.
-  return other_wants && other_goes_first ? detail::forecast_ns(pass_bound + 1,
-                                                               Backoff::tuning::ticket_handoff_ns)
-                                         : 0u;
+  // The other side holds or gets the top lock. It runs at most a full cohort turn first,
+  // but often far less (one section, with one thread queued there), and its queue is on
+  // the far side of the link: forecast one crossing of the link, the least that passing
+  // the top lock takes. Forecasting the full turn made a one-thread CPU side sleep through
+  // 256 of the GPU's handoffs (bound 256, 1 CPU thread and 1 block: 1.5e4 sections/s).
+  return other_wants && other_goes_first ? Backoff::tuning::link_handoff_ns : 0u;
 }
 
 template <class Backoff>
