@@ -23,23 +23,28 @@ namespace unisync {
  * @brief std::barrier for CPU and GPU participants that keeps every read-modify-write on one
  * side of the link: the platform-aware barrier for GPUs without native host atomics (PCIe).
  *
- * Each side gathers its arrivals on a counter in its own memory (GPU: device-resident page,
- * block-count hierarchy; CPU: host-resident page). The arrival that completes its side is
- * the side's leader: it publishes "my side arrived" with one store to a host-resident word,
- * reads the other side's word (the GPU reads across the link, the CPU locally), and then
- * releases its own side with one local store. Only plain loads and stores with
+ * Each side gathers its arrivals on a word in its own memory (GPU: device-resident page,
+ * block-count hierarchy; CPU: host-resident page) with `basic_barrier`'s carry scheme.
+ * A side alone (the other side has no participants) is `basic_barrier` on that word:
+ * its last arrival's addition carries into the parity and releases the side. With both
+ * sides, each side's additions stop one short of the carry, and the arrival that reaches
+ * it is the side's leader: it publishes "my side arrived" with one store to a
+ * host-resident word, reads the other side's (the GPU reads across the link, the CPU
+ * locally), and then releases its own side by adding the carry. Only plain loads and stores with
  * system-scope release/acquire cross the link: on the H100 machine a CPU<->GPU round trip
  * through memory costs about 2 us, while atomics on one managed word migrate its page on
  * every cross access (libcu++'s system barrier: 517-889 us per phase).
  *
  * How `expected` is split: the first phase runs on one central word in managed memory
- * (correct for any split, slow once) while each side also counts its own arrivals; its
- * last arriver learns the split from those counts and arms the per-side counters. From
- * then on each side expects the arrivals it had in the previous phase minus its
+ * (correct for any split, slow once) while each side also counts its own arrivals on its
+ * word (the same addition that, once the side counts on its own, is its arrival); the
+ * first phase's last arriver learns the split from those counts and arms the side words.
+ * From then on each side expects the arrivals it had in the previous phase minus its
  * `arrive_and_drop()`s. Precondition: participants do not move between sides after the
- * first phase (the same threads arrive every phase, the ordinary use of a barrier); an
- * arrival beyond its side's share is reported (host: unisync::error, device: trap), never
- * hung on.
+ * first phase (the same threads arrive every phase, the ordinary use of a barrier). An
+ * arrival beyond its side's share is reported (host: unisync::error, device: trap) when it
+ * finds the side's phase armed, or when it is the phase's first arrival; one that slips
+ * in before the arm is reported by the arming arrival.
  *
  * The completion function runs exactly once per phase, before anyone is released: on the
  * GPU while GPU threads take part, on the CPU otherwise (so with both sides it must be
@@ -62,13 +67,13 @@ namespace unisync {
  *
  * Memory ordering: everything a participant did before arriving is visible to the
  * completion function and to every participant after its wait returns. Side arrivals are
- * acquire-release RMWs on the side's word (one release sequence; device scope on the GPU,
- * since only GPU threads touch it), so the side's leader acquires the others' with its own;
- * it publishes its report with a
- * system-scope release store, and acquires the other side's report at system scope; the
- * completion runs after both acquires; the completer's report release and the leaders'
- * re-arming release stores carry everything to the waiters, who poll with acquire
- * loads. Releases and acquires are cumulative under the PTX model and causality
+ * acquire-release RMWs on the side's word (the arm acquires too; one release sequence,
+ * device scope on the GPU, since only GPU threads touch it), so the addition that
+ * completes the side's phase acquires every earlier one. A mixed side's leader then
+ * publishes its report with a system-scope release store and acquires the other side's
+ * report at system scope; the completion runs after both acquires; the leaders' release
+ * carries (and the GPU's report release) carry everything to the waiters, who poll with
+ * acquire loads. Releases and acquires are cumulative under the PTX model and causality
  * order chains through synchronizations of different scopes, so the chain orders every
  * participant's writes before every participant's reads.
  *
@@ -89,14 +94,19 @@ class basic_partitioned_barrier {
    private:
     friend class basic_partitioned_barrier;
     UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight, bool central,
-                                      bool fetches_report) noexcept
-        : phase_(phase), weight_(weight), central_(central), fetches_report_(fetches_report)
+                                      bool fetches_report, bool completed_phase) noexcept
+        : phase_(phase),
+          weight_(weight),
+          central_(central),
+          fetches_report_(fetches_report),
+          completed_phase_(completed_phase)
     {
     }
-    cuda::std::uint32_t phase_ = 0;
+    cuda::std::uint32_t phase_ = 0;  // central: the phase number; on a side: its parity
     cuda::std::uint32_t weight_ = 1;
-    bool central_ = true;          // counted on the central word (first phase, or flat mode)
-    bool fetches_report_ = false;  // the GPU side's first arriver: copies the CPU's report
+    bool central_ = true;           // counted on the central word (first phase, or flat mode)
+    bool fetches_report_ = false;   // the GPU side's first arriver: copies the CPU's report
+    bool completed_phase_ = false;  // this arrival completed (and acquired) the side's phase
   };
 
   /// The largest expected count: 2^22 - 1 (a side's word packs phase, drops and missing
@@ -116,9 +126,10 @@ class basic_partitioned_barrier {
 
   /// Counts `update` arrivals of the calling thread's side. Preconditions: update > 0 and
   /// at most the arrivals still missing (debug builds); at most the side's share (always
-  /// checked). Cost: one acquire-release fetch_sub on the side's word; the side's last arriver
-  /// also does the handshake: one store across the link and polls of the other side's
-  /// report (local on the CPU, across the link on the GPU).
+  /// checked, see the class comment). Cost: one acquire-release fetch_add on the side's word
+  /// (the phase's first arrival adds the arm with a second one); with both sides the
+  /// side's last arriver also does the handshake: one store across the link, polls of the
+  /// other side's report (local on the CPU, across the link on the GPU), and the carry.
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
   /// Blocks until the phase of `token` has completed. Cost: acquire polls of a word in the
@@ -162,35 +173,43 @@ class basic_partitioned_barrier {
   // The central word: phase (bits 63..32) | arrivals missing (bits 31..0).
   static constexpr cuda::std::uint64_t missing_mask = 0xffffffffu;
   static constexpr int phase_shift = 32;
-  // A side's word: phase (bits 63..44, wrapping) | drops (43..22) | missing (21..0).
+  // The largest share of a side, and max().
   static constexpr cuda::std::uint32_t field_mask = (1u << 22) - 1;
-  static constexpr int side_drops_shift = 22;
-  static constexpr int side_phase_shift = 44;
+  // A side's word, as basic_barrier's: parity (bit 63) | arrival count (62..31) | learning
+  // (30) | mixed (29) | participants (23..0). Learning: the first phase runs on the central
+  // word, and the side's word only counts the side's arrivals (count) and drops (down from
+  // learning_base in the participants field), so that the first phase's last arriver
+  // learns the split; it stays set in flat mode. Mixed: the other side has participants,
+  // so the side's leader does the handshake before it releases the side.
+  static constexpr int side_count_shift = 31;
+  static constexpr int side_parity_shift = 63;
+  static constexpr cuda::std::uint64_t learning_flag = cuda::std::uint64_t{1} << 30;
+  static constexpr cuda::std::uint64_t mixed_flag = cuda::std::uint64_t{1} << 29;
+  static constexpr cuda::std::uint64_t side_participants_mask = (cuda::std::uint64_t{1} << 24) - 1;
+  static constexpr cuda::std::uint32_t learning_base = 1u << 23;
+  // Handshake phase numbers wrap at 20 bits.
   static constexpr cuda::std::uint32_t side_phase_mask = (1u << 20) - 1;
   // A report: the reporting side's next phase (bits 63..32) | its share of it (31..0).
   static constexpr int report_phase_shift = 32;
+  // With the default completion a side that completes alone releases with the carry of
+  // its last arrival, as basic_barrier; a leader with more to do (a handshake, a
+  // completion function) stops one short of the carry and adds it when done.
+  static constexpr bool completes_in_arrival = cuda::std::is_same_v<CompletionFunction, empty_completion>;
 
   /// One side's state, on a page of its own. The CPU's page is advised for the host, the
-  /// GPU's for the device; `report` (in the host page only) is read across the link.
+  /// GPU's for the device.
   struct alignas(4096) side_part {
-    // Phase | drops | arrivals missing on this side (layout above). Written by the side's
-    // arrivals (fetch_sub; a drop adds to drops in the same operation) and by its leader
-    // (re-arm store); polled by the side's waiters.
-    alignas(detail::cache_line_size) cuda::std::uint64_t phase_and_missing = 0;
-    // 1 once the side counts on its own word (after the first phase, unless flat). Written
-    // once by the first phase's last arriver; read by every arrival, on the same line.
-    cuda::std::uint32_t partitioned = 0;
-    // The side's share of the current phase and the other side's, as this side's leader
-    // knows them. Written only by the side's leaders, one phase after another.
-    cuda::std::uint32_t share = 0;
-    cuda::std::uint32_t other_share = 0;
-    // The other side's latest report, copied into this side's memory by the phase's first
+    // Parity | count | flags | participants (layout above). Written by the side's
+    // arrivals, arms and carries (fetch_add), and once by the first phase's last arriver
+    // (the arming store); polled by the side's waiters.
+    alignas(detail::cache_line_size) cuda::std::uint64_t word = learning_flag | learning_base;
+    // The phase number of the side's last handshake. Written by the side's leaders, one
+    // after another; read by the GPU's report copier (relaxed: a newer value than its
+    // phase's only ends its copying early).
+    alignas(detail::cache_line_size) cuda::std::uint32_t handshake_phase = 0;
+    // The CPU's latest report, copied into this side's memory by the phase's first
     // arriver (used on the GPU side only). Written by that arriver, read by the leader.
     alignas(detail::cache_line_size) cuda::std::uint64_t cpu_report_copy = 0;
-    // Arrivals and drops of this side in the first phase, to learn the split. Written by
-    // them; both rare, so they share a line.
-    alignas(detail::cache_line_size) cuda::std::uint32_t first_phase_arrivals = 0;
-    cuda::std::uint32_t first_phase_drops = 0;
   };
 
   /// The reports, both in host memory: the CPU leader writes and reads them locally, the
@@ -213,11 +232,13 @@ class basic_partitioned_barrier {
   };
 
   UNISYNC_HOST_DEVICE side_part& my_side() const;
-  UNISYNC_HOST_DEVICE arrival_token arrive_on_side(side_part& side, cuda::std::uint32_t weight, bool drop);
+  UNISYNC_HOST_DEVICE arrival_token arrive_counting(cuda::std::uint32_t weight, bool drop);
+  UNISYNC_HOST_DEVICE arrival_token arrive_on_side(side_part& side, cuda::std::uint64_t before,
+                                                   cuda::std::uint32_t weight, bool drop);
   UNISYNC_HOST_DEVICE arrival_token arrive_central(cuda::std::uint32_t weight);
   UNISYNC_HOST_DEVICE void complete_central_phase(cuda::std::uint32_t phase);
-  UNISYNC_HOST_DEVICE void complete_side_phase(side_part& side, bool on_cpu, cuda::std::uint32_t phase,
-                                               cuda::std::uint32_t dropped);
+  UNISYNC_HOST_DEVICE void complete_side_phase(side_part& side, cuda::std::uint32_t next_share, bool mixed);
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t side_step(cuda::std::uint64_t word) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t wait_for_report(cuda::std::uint64_t const& report,
                                                           cuda::std::uint32_t next_phase) const;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t cpu_report_for(cuda::std::uint32_t next_phase);

@@ -1,58 +1,62 @@
 /*
  * partitioned_barrier.pml - unisync::basic_partitioned_barrier: a CPU/GPU barrier that
  * learns the split on a central word in the first phase, then counts each side on a word
- * of its own and joins the sides with a report handshake.
+ * of its own with basic_barrier's carry scheme and joins the sides with a report handshake.
  *
  * Mirrors include/unisync/detail/partitioned_barrier.inl (contract:
  * include/unisync/partitioned_barrier.hpp):
- *   arrive(w)             if side.partitioned.load() == 0: arrive_central(w);
- *                         else arrive_on_side(side, w, false)
- *   arrive_central(w)     if !flat: side.first_phase_arrivals.fetch_add(w);
- *                         before = central.phase_and_missing.fetch_sub(w); if missing == w:
+ *   arrive_counting(w, drop)
+ *                         before = side.word.fetch_add((w << 31) - drop); if the learning
+ *                         flag is clear: arrive_on_side(side, before, w, drop); else (the
+ *                         first phase, or flat mode; the addition counted the arrival and
+ *                         the drop for learning): if drop: central.drops.fetch_add(1);
+ *                         arrive_central(w)
+ *   arrive_central(w)     before = central.phase_and_missing.fetch_sub(w); if missing == w:
  *                         complete_central_phase(phase); token (phase, central)
  *   complete_central_phase(p)
  *                         if drops != 0: expected -= drops.exchange(0); if !flat: each
- *                         side's share = its first_phase_arrivals - first_phase_drops, arm
- *                         each side: share, other_share, phase_and_missing = (p + 1 | share),
- *                         partitioned = 1; completion(); central.store(p + 1 | expected)
- *   arrive_on_side(s, w, drop)
- *                         before = word.fetch_sub(w), or for a drop word.fetch_add(2^22 - 1)
- *                         (one more drop, one less missing, in the same RMW); debug check
- *                         w <= missing; if missing == w (the side's leader):
- *                         complete_side_phase(s, phase, drops of the word after it)
- *   complete_side_phase(s, p, dropped)
- *                         next_share = share - dropped; np = p + 1 (wrapping);
- *                         if other_share == 0: completion() (this side completes alone);
- *                         CPU: from_cpu.store(np | next_share); wait_for_report(from_gpu, np)
- *                         GPU: wait_for_report(from_cpu, np); completion();
- *                              from_gpu.store(np | next_share)
- *                         share = next_share; other_share = the report's share;
- *                         word.store(np | 0 drops | next_share) (releases the side)
+ *                         side's share = its learned arrivals - drops; handshake_phase =
+ *                         p + 1; side.word = (mixed if the other share != 0) | share
+ *                         (parity 0, count 0, learning clear); completion();
+ *                         central.store(p + 1 | expected)
+ *   arrive_on_side(s, before, w, drop)
+ *                         step = 1 if mixed (or with a completion function), else 0;
+ *                         target = CMOD - step; check w <= (armed ? target - count :
+ *                         participants); reached = count + w; ns = participants - drop;
+ *                         if count == 0: arm = target - participants; reached =
+ *                         count_of(fetch_add(arm)) + arm; ns = participants of that result;
+ *                         check reached <= target;
+ *                         reached == CMOD: completed by the carry (step 0);
+ *                         reached == target and step == 1: complete_side_phase(s, ns, mixed)
+ *   complete_side_phase(s, ns, mixed)
+ *                         if !mixed: completion(); carry (this side completes alone);
+ *                         else np = ++handshake_phase (wrapping);
+ *                         CPU: from_cpu.store(np | ns); got = wait_for_report(from_gpu, np);
+ *                              carry, clearing mixed if got's share is 0
+ *                         GPU: got = wait_for_report(from_cpu, np); completion(); carry,
+ *                              clearing mixed if got's share is 0; from_gpu.store(np | ns)
  *   wait_for_report(r, np) poll r until its phase - np, read as a signed wrapping number,
  *                         is >= 0; debug check that the phase == np; returns its share
- *   wait(token)           poll the token's word (central or the side's) until its phase
- *                         != the token's phase
- *   arrive_and_drop()     if partitioned: arrive_on_side(s, 1, true); else: if !flat:
- *                         side.first_phase_drops.fetch_add(1); central.drops.fetch_add(1);
- *                         arrive_central(1)
- * Memory words: the central word (phase, missing) and the side words (phase, drops,
- * missing) are each one 64-bit word in the code, here a tuple always changed in one
- * atomic step; a report (phase, share) likewise. Phase numbers (32 bits central, 20 bits
- * on the side words and in the reports) are modulo PM = 4 here (2 bits), so they wrap
- * during the run and the reports are compared as 2-bit signed differences. The other
- * words (expected, drops, flat, partitioned, share, other_share, the first-phase counts)
- * are words of their own.
+ *   wait(token)           a completed token returns at once; else poll the token's word
+ *                         (central: its phase; side: its parity) until it differs
+ *   arrive_and_drop()     arrive_counting(1, true)
+ * Memory words: the central word (phase, missing) and the side words (parity, count,
+ * learning, mixed, participants) are each one 64-bit word in the code, here a tuple always
+ * changed in one atomic step; a report (phase, share) likewise. A side's count is modulo
+ * CMOD = 16 (as in barrier.pml), so a carry flips the parity; while learning, the count and
+ * participants fields are fp_arrivals and fp_drops here (the same word in the code, read
+ * and written in the same step as the learning flag). Phase numbers (32 bits central, 20
+ * bits in handshake_phase and the reports) are modulo PM = 4 here (2 bits), so they wrap
+ * during the run and the reports are compared as 2-bit signed differences.
  *
  * Memory model: sequential consistency. Every load, store and read-modify-write of the
  * code is one atomic Promela step; the memory orders are not modeled (the header argues
  * them separately). Steps on words that no other thread can touch at that moment are
- * merged into a neighbouring step: the leader's reads and writes of expected, drops,
- * share, other_share and the first-phase counts (every arrival of the phase is done,
- * and no waiter reads them before the leader's release store), and the arming stores of
- * the first phase (no arrival touches a side word or partitioned before the central
- * release store). flat is set before the barrier is used: a constant here (-DFLAT).
- * partitioned is loaded in a step of its own. Polls are guards that block until the
- * poll would succeed (equivalent up to stuttering).
+ * merged into a neighbouring step: the leader's reads and writes of expected, drops and
+ * handshake_phase, and the arming stores of the first phase (no arrival touches a side
+ * word before the central release store). flat is set before the barrier is used: a
+ * constant here (-DFLAT). Polls are guards that block until the poll would succeed
+ * (equivalent up to stuttering).
  *
  * Actors: participants P0, P1 on the CPU (side 0) and P2, P3 on the GPU (side 1); each
  * arrive_and_wait()s in phases 0 .. PHASES-1 (default 5: the side phases run 1..4 and the
@@ -67,17 +71,19 @@
  *   -DD2=0 -DD3=0        the GPU side drops out in the first phase (share 0 from the start)
  *   -DW2=2               a group arrival of weight 2 on the GPU
  *   -DFLAT               flat mode: every phase on the central word
+ *   -DCOMPLETION         a completion function: every side phase stops one short of the
+ *                        carry, also alone
  *
  * Proves (check_model.sh):
  *   --safety        nobody leaves phase k before every participant of phase k arrived and
  *                   the completion of phase k ran; the completion runs exactly once per
  *                   phase (checked at every release and, at the end, for every phase)
  *                   and sees all its arrivals; every arrival is counted in its own
- *                   phase and never exceeds the missing count (the debug check); each side
- *                   is armed with exactly its remaining participants (the drops are
- *                   subtracted); a report read by wait_for_report() is never of a later
- *                   phase (the debug check); no deadlock (nothing loops, so every
- *                   participant finishes)
+ *                   phase and never exceeds the missing count (the checks); each side's
+ *                   phase is armed with exactly its participants (the drops are
+ *                   subtracted) and the first phase's split is learned exactly; a report
+ *                   read by wait_for_report() is never of a later phase (the debug
+ *                   check); no deadlock (nothing loops, so every participant finishes)
  *   --ltl all_finish  under weak fairness every participant finishes
  * Seeded bugs and variants:
  *   -DREPORT_EQ                wait_for_report() compares the phases with == instead of the
@@ -90,16 +96,18 @@
  *                              CPU's arrivals (assertion)
  * Width: with -DPM=2 (1-bit phases) the model fails, as expected: the first handshake
  * waits for next phase 2 = 0 (mod 2), which the reports' initial value 0 already shows.
- * The code's 20-bit side phases start at 1, so the first handshake waits for phase 2, and
+ * The code's handshake phases start at 1, so the first handshake waits for phase 2, and
  * every later one sees the previous phase's report (one behind), never the initial 0.
- *   -DBUG_GPU_RELEASE_FIRST    the GPU leader releases its side before it runs the
- *                              completion: a GPU waiter leaves first (assertion)
- *   -DBUG_CPU_NO_WAIT          the CPU leader releases its side right after its report,
- *                              before it sees the GPU's: a CPU waiter leaves before the
+ *   -DBUG_GPU_RELEASE_FIRST    the GPU leader adds the carry before it runs the completion:
+ *                              a GPU waiter leaves first (assertion)
+ *   -DBUG_CPU_NO_WAIT          the CPU leader adds the carry right after its report, before
+ *                              it sees the GPU's: the CPU side's phase ends before the
  *                              GPU's arrivals and the completion (assertion)
- *   -DBUG_SHARE_KEEPS_DROPS    next_share = share, the drops are not subtracted: the side
- *                              is armed for a participant that left (assertion; with
- *                              -DNO_ARM_CHECK the next phase hangs: deadlock)
+ *   -DBUG_REPORT_KEEPS_DROPS   a leader reports the participants before its own drop: when
+ *                              the whole GPU side drops out, the CPU side stays mixed and
+ *                              its leader waits for a report that never comes (deadlock,
+ *                              with -DD2=1 -DD3=1 -DNO_SHARE_CHECK; without it the share
+ *                              check fires)
  */
 
 #ifndef PHASES
@@ -145,44 +153,53 @@
 #define GPU_MEMBERS(k) (W2 * IN(D2, k) + W3 * IN(D3, k))
 #define MEMBERS(k) (CPU_MEMBERS(k) + GPU_MEMBERS(k))
 #define SIDE_MEMBERS(s, k) ((s) == 0 -> CPU_MEMBERS(k) : GPU_MEMBERS(k))
+#if defined(NO_SHARE_CHECK)
+#define SHARE_CHECK(x, s, k) skip
+#else
+#define SHARE_CHECK(x, s, k) assert((x) == SIDE_MEMBERS(s, k))
+#endif
 
 /* a 2-bit wrapping difference read as signed: x - y >= 0 */
 #define NOT_BEHIND(x, y) (((x) + PM - (y)) % PM < PM / 2)
+
+#define CMOD 16
+#define ARMED_FROM 8              /* an armed count is at least CMOD / 2 */
+#if defined(COMPLETION)
+#define STEP(mixed) 1
+#else
+#define STEP(mixed) ((mixed) -> 1 : 0)
+#endif
+#define TARGET(mixed) (CMOD - STEP(mixed))
 
 /* central_ */
 byte c_phase = 0;             /* phase_and_missing >> 32 (mod PM) */
 byte c_missing = MEMBERS(0);  /* phase_and_missing & 0xffffffff */
 byte c_expected = MEMBERS(0); /* expected */
 byte c_drops = 0;             /* drops */
-/* cpu_, gpu_ */
-byte s_phase[2];              /* phase_and_missing >> 44 (mod PM) */
-byte s_drops[2];              /* (phase_and_missing >> 22) & field_mask */
-byte s_missing[2];            /* phase_and_missing & field_mask */
-bool partitioned[2];
-byte share[2];
-byte other_share[2];
-byte fp_arrivals[2];          /* first_phase_arrivals */
-byte fp_drops[2];             /* first_phase_drops */
+/* cpu_, gpu_: word and handshake_phase */
+bool learning[2] = true;
+byte fp_arrivals[2];          /* the count field while learning */
+byte fp_drops[2];             /* learning_base - the participants field while learning */
+bit s_parity[2];
+byte s_count[2];              /* the count field, modulo CMOD */
+bool s_mixed[2];
+byte s_parts[2];              /* the participants field */
+byte hphase[2];               /* handshake_phase (mod PM) */
 /* reports_: from_cpu (0), from_gpu (1): next phase (mod PM) | share */
 byte r_phase[2];
 byte r_share[2];
 
 /* ghosts */
+byte s_cur[2];                /* absolute phase of each side's word */
 byte arrived[PHASES];         /* arrivals counted in each phase */
 byte completions[PHASES];     /* runs of the completion function in each phase */
 byte finished = 0;
 
-#define COMPLETION(k) \
+#define COMPLETION_RUNS(k) \
   atomic { \
     completions[k]++; assert(completions[k] == 1); \
     assert(arrived[k] == MEMBERS(k)) \
   }
-
-#if defined(NO_ARM_CHECK)
-#define ARM_CHECK(x, s, k) skip
-#else
-#define ARM_CHECK(x, s, k) assert((x) == SIDE_MEMBERS(s, k))
-#endif
 
 inline wait_for_report(r, np, got) {
   atomic {
@@ -200,52 +217,66 @@ inline wait_for_report(r, np, got) {
   }
 }
 
-/* complete_side_phase(side, phase, dropped) by the leader of absolute phase k */
-inline complete_side_phase(s, p, dropped, k, ns, osh, np, got) {
-  atomic {                                        /* leader-private reads */
-#if defined(BUG_SHARE_KEEPS_DROPS)
-    ns = share[s];                                /* BUG: drops not subtracted */
-#else
-    ns = share[s] - dropped;
-#endif
-    osh = other_share[s]; np = (p + 1) % PM; got = 0
-  }
+/* Adds `add` to side s's count inside an atomic step; a carry flips the parity. A carry
+   of an arrival or an arm completes the phase (step 0: the side alone, default completion). */
+inline add_to_count(s, add) {
+  s_count[s] = s_count[s] + add;
   if
-  :: osh == 0 -> COMPLETION(k)                    /* the other side takes no part */
-  :: osh != 0 && s == 0 ->                        /* CPU: report, then wait for the GPU */
-     atomic { r_phase[0] = np; r_share[0] = ns };
-#if defined(BUG_CPU_NO_WAIT)
-     got = osh                                    /* BUG: released before the GPU reported */
-#else
-     wait_for_report(1, np, got)
-#endif
-  :: osh != 0 && s == 1 ->                        /* GPU: wait, complete, report */
-     wait_for_report(0, np, got);
-#if defined(BUG_GPU_RELEASE_FIRST)
-     atomic {                                     /* BUG: releases its side first */
-       share[s] = ns; other_share[s] = got;
-       s_phase[s] = np; s_drops[s] = 0; s_missing[s] = ns;
-       ARM_CHECK(ns, s, k + 1)
-     };
-#endif
-     COMPLETION(k);
-     atomic { r_phase[1] = np; r_share[1] = ns }
-  fi;
-#if defined(BUG_GPU_RELEASE_FIRST)
-  if
-  :: osh != 0 && s == 1 -> skip
-  :: else ->
-#endif
-  atomic {                                        /* share = ...; word.store(np | ns) */
-    share[s] = ns; other_share[s] = got;
-    s_phase[s] = np; s_drops[s] = 0; s_missing[s] = ns;
-    ARM_CHECK(ns, s, k + 1)
-  }
-#if defined(BUG_GPU_RELEASE_FIRST)
+  :: s_count[s] >= CMOD ->
+     s_count[s] = s_count[s] - CMOD; s_parity[s] = 1 - s_parity[s];
+     assert(STEP(s_mixed[s]) == 0);
+     completions[s_cur[s]]++; assert(completions[s_cur[s]] == 1);
+     assert(arrived[s_cur[s]] == MEMBERS(s_cur[s]));
+     s_cur[s]++
+  :: else -> skip
   fi
+}
+
+/* The leader's carry: the count stood one short; clears mixed when the other side left. */
+inline leader_carry(s, k, got) {
+  atomic {
+    assert(s_count[s] == CMOD - 1 && s_cur[s] == k);
+    assert(completions[k] == 1);                  /* the completion ran first */
+    s_count[s] = 0; s_parity[s] = 1 - s_parity[s]; s_cur[s]++;
+    if
+    :: got == 0 -> s_mixed[s] = false
+    :: else -> skip
+    fi
+  }
+}
+
+/* complete_side_phase(s, ns, mixed) by the leader of absolute phase k */
+inline complete_side_phase(s, k, ns, mixed, np, got) {
+  SHARE_CHECK(ns, s, k + 1);                      /* the next phase's participants */
+  if
+  :: !mixed -> COMPLETION_RUNS(k); got = 1; leader_carry(s, k, got)  /* alone: mixed stays clear */
+  :: mixed ->
+     atomic { hphase[s] = (hphase[s] + 1) % PM; np = hphase[s]; got = 0 };
+     if
+     :: s == 0 ->                                 /* CPU: report, then wait for the GPU */
+        atomic { r_phase[0] = np; r_share[0] = ns };
+#if defined(BUG_CPU_NO_WAIT)
+        got = 1                                   /* BUG: released before the GPU reported */
+#else
+        wait_for_report(1, np, got)
 #endif
-  ;
-  atomic { ns = 0; osh = 0; np = 0; got = 0 }
+        ;
+        leader_carry(s, k, got)
+     :: s == 1 ->                                 /* GPU: wait, complete, release, report */
+        wait_for_report(0, np, got);
+#if defined(BUG_GPU_RELEASE_FIRST)
+        atomic {                                  /* BUG: carries first ... */
+          s_count[s] = 0; s_parity[s] = 1 - s_parity[s]; s_cur[s]++
+        };
+        COMPLETION_RUNS(k);                       /* ... completion after */
+#else
+        COMPLETION_RUNS(k);
+        leader_carry(s, k, got);
+#endif
+        atomic { r_phase[1] = np; r_share[1] = ns }
+     fi
+  fi;
+  atomic { np = 0; got = 0 }
 }
 
 /* complete_central_phase(p) by the last arriver of absolute phase k */
@@ -258,16 +289,16 @@ inline complete_central_phase(p, k, cs, gs) {
      atomic {                                     /* learn the split; arm both sides */
        cs = fp_arrivals[0] - fp_drops[0];
        gs = fp_arrivals[1] - fp_drops[1];
-       ARM_CHECK(cs, 0, k + 1); ARM_CHECK(gs, 1, k + 1);
-       share[0] = cs; other_share[0] = gs;
-       s_phase[0] = (p + 1) % PM; s_drops[0] = 0; s_missing[0] = cs; partitioned[0] = true;
-       share[1] = gs; other_share[1] = cs;
-       s_phase[1] = (p + 1) % PM; s_drops[1] = 0; s_missing[1] = gs; partitioned[1] = true;
+       SHARE_CHECK(cs, 0, k + 1); SHARE_CHECK(gs, 1, k + 1);
+       hphase[0] = (p + 1) % PM; hphase[1] = (p + 1) % PM;
+       learning[0] = false; s_parity[0] = 0; s_count[0] = 0; s_parts[0] = cs; s_mixed[0] = (gs != 0);
+       learning[1] = false; s_parity[1] = 0; s_count[1] = 0; s_parts[1] = gs; s_mixed[1] = (cs != 0);
+       s_cur[0] = k + 1; s_cur[1] = k + 1;
        cs = 0; gs = 0
      }
   :: else -> skip
   fi;
-  COMPLETION(k);
+  COMPLETION_RUNS(k);
   atomic {                                        /* central.store(p + 1 | expected) */
     c_phase = (p + 1) % PM; c_missing = c_expected;
     assert(c_missing == MEMBERS(k + 1))
@@ -275,11 +306,7 @@ inline complete_central_phase(p, k, cs, gs) {
 }
 
 /* arrive_central(w) in absolute phase k: tok = the token's phase */
-inline arrive_central(s, k, w, tok, before, cs, gs) {
-  if
-  :: !FLAT_MODE -> fp_arrivals[s] = fp_arrivals[s] + w   /* first_phase_arrivals.fetch_add(w) */
-  :: else -> skip
-  fi;
+inline arrive_central(k, w, tok, before, cs, gs) {
   atomic {                                        /* before = central.fetch_sub(w) */
     tok = c_phase; before = c_missing;
     assert(w <= before);                          /* the debug check */
@@ -294,57 +321,84 @@ inline arrive_central(s, k, w, tok, before, cs, gs) {
   before = 0
 }
 
-/* arrive_on_side(s, w, drop) in absolute phase k (a drop has w = 1) */
-inline arrive_on_side(s, k, w, drop, tok, before, dropped, ns, osh, np, got) {
-  atomic {                                        /* fetch_sub(w) / fetch_add(2^22 - 1) */
-    tok = s_phase[s]; before = s_missing[s];
-    assert(w <= before);                          /* the check (UNISYNC_EXPECTS) */
-    s_missing[s] = s_missing[s] - w;
+/* arrive_counting(w, drop) in absolute phase k (a drop has w = 1); sets central, tok, done */
+inline arrive_counting(s, k, w, drop, central, tok, done, before, mine, mixed, reached, ns, np, got) {
+  atomic {                                        /* before = side.word.fetch_add(...) */
+    central = learning[s];
     if
-    :: drop -> s_drops[s]++
-    :: else -> skip
-    fi;
-    dropped = s_drops[s];                         /* the drops of the word after it */
-    assert(tok == k % PM);
-    arrived[k] = arrived[k] + w
+    :: central ->                                 /* counted for learning the split */
+       fp_arrivals[s] = fp_arrivals[s] + w; fp_drops[s] = fp_drops[s] + drop
+    :: else ->
+       tok = s_parity[s]; before = s_count[s]; mine = s_parts[s]; mixed = s_mixed[s];
+       assert(s_cur[s] == k);                     /* arriving in its own phase */
+       if                                         /* the check (UNISYNC_EXPECTS) */
+       :: before >= ARMED_FROM -> assert(w <= TARGET(mixed) - before)
+       :: else -> assert(w <= mine)
+       fi;
+       arrived[k] = arrived[k] + w;
+       s_parts[s] = s_parts[s] - drop;
+       add_to_count(s, w)
+    fi
   }
   if
-  :: before == w -> complete_side_phase(s, tok, dropped, k, ns, osh, np, got)
-  :: else -> skip
+  :: central ->
+     if
+     :: drop -> c_drops++                         /* central.drops.fetch_add(1) */
+     :: else -> skip
+     fi;
+     arrive_central(k, w, tok, before, ns, np);
+     done = false
+  :: else ->
+     reached = before + w;
+#if defined(BUG_REPORT_KEEPS_DROPS)
+     ns = mine;                                   /* BUG: its own drop not subtracted */
+#else
+     ns = mine - drop;
+#endif
+     if
+     :: before == 0 ->                            /* the first arrival arms */
+        assert(mine == SIDE_MEMBERS(s, k));       /* armed for exactly the phase's participants */
+        atomic {                                  /* fetch_add(arm << 31) */
+          reached = s_count[s] + TARGET(mixed) - mine;
+          ns = s_parts[s];
+          add_to_count(s, TARGET(mixed) - mine)
+        };
+        assert(reached <= TARGET(mixed))          /* the check (UNISYNC_EXPECTS) */
+     :: else -> skip
+     fi;
+     if
+     :: reached == CMOD -> done = true            /* completed by its carry (step 0) */
+     :: reached == TARGET(mixed) && STEP(mixed) == 1 ->
+        complete_side_phase(s, k, ns, mixed, np, got); done = true
+     :: else -> done = false
+     fi
   fi;
-  before = 0; dropped = 0
+  before = 0; mine = 0; reached = 0; ns = 0
 }
 
 proctype participant(byte id; byte s; byte w; byte d) {
   byte k = 0;           /* the phase it arrives in next (absolute) */
-  byte tok, before, dropped, ns, osh, np, got;
-  bool central;
+  byte tok, before, mine, reached, ns, np, got;
+  bool central, done, mixed;
   do
   :: k < PHASES && k != d ->                      /* arrive_and_wait() */
+     arrive_counting(s, k, w, 0, central, tok, done, before, mine, mixed, reached, ns, np, got);
      if
-     :: !partitioned[s] ->
-        central = true; arrive_central(s, k, w, tok, before, ns, osh)
+     :: done -> skip                              /* completed token: returns at once */
      :: else ->
-        central = false; arrive_on_side(s, k, w, false, tok, before, dropped, ns, osh, np, got)
+        atomic {                                  /* wait(token) */
+          (central && c_phase != tok) || (!central && s_parity[s] != tok) ->
+          skip
+        }
      fi;
-     atomic {                                     /* wait(token) */
-       (central && c_phase != tok) || (!central && s_phase[s] != tok) ->
+     atomic {
        assert(completions[k] == 1);               /* phase k completed ... */
        assert(arrived[k] == MEMBERS(k));          /* ... after all its arrivals */
-       tok = 0; central = false
+       tok = 0; central = false; done = false; mixed = false
      };
      k++
   :: k < PHASES && k == d ->                      /* arrive_and_drop() */
-     if
-     :: partitioned[s] -> arrive_on_side(s, k, 1, true, tok, before, dropped, ns, osh, np, got)
-     :: else ->
-        if
-        :: !FLAT_MODE -> fp_drops[s]++            /* first_phase_drops.fetch_add(1) */
-        :: else -> skip
-        fi;
-        c_drops++;                                /* central.drops.fetch_add(1) */
-        arrive_central(s, k, 1, tok, before, ns, osh)
-     fi;
+     arrive_counting(s, k, 1, 1, central, tok, done, before, mine, mixed, reached, ns, np, got);
      break
   :: k == PHASES -> break
   od;

@@ -51,14 +51,12 @@ struct test_access {
   static void assume_split(basic_partitioned_barrier<Completion, Backoff>& barrier, cuda::std::uint32_t cpu_share,
                            cuda::std::uint32_t gpu_share)
   {
-    cuda::std::uint64_t const phase_one = cuda::std::uint64_t{1} << 44;
+    using barrier_type = basic_partitioned_barrier<Completion, Backoff>;
     barrier.cpu_ = {};
     barrier.gpu_ = {};
-    barrier.cpu_.share = barrier.gpu_.other_share = cpu_share;
-    barrier.gpu_.share = barrier.cpu_.other_share = gpu_share;
-    barrier.cpu_.phase_and_missing = phase_one | cpu_share;
-    barrier.gpu_.phase_and_missing = phase_one | gpu_share;
-    barrier.cpu_.partitioned = barrier.gpu_.partitioned = 1;
+    barrier.cpu_.handshake_phase = barrier.gpu_.handshake_phase = 1;
+    barrier.cpu_.word = (gpu_share != 0 ? barrier_type::mixed_flag : 0) | cpu_share;
+    barrier.gpu_.word = (cpu_share != 0 ? barrier_type::mixed_flag : 0) | gpu_share;
   }
 
   template <cuda::thread_scope Scope, cuda::std::ptrdiff_t Max, class Backoff>

@@ -25,66 +25,98 @@ UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backo
 basic_partitioned_barrier<CompletionFunction, Backoff>::arrive(cuda::std::ptrdiff_t update)
 {
   UNISYNC_ASSERT(update > 0 && update <= max(), "partitioned_barrier::arrive(update) needs 0 < update <= max()");
-  auto const weight = static_cast<cuda::std::uint32_t>(update);
-  side_part& side = my_side();
-  // Relaxed: the first phase's last arriver sets the flag before it releases that phase,
-  // and a later arrival comes after its wait for it.
-  if (detail::own_side_word<cuda::std::uint32_t>(side.partitioned).load(detail::memory_order_relaxed) == 0) {
-    return arrive_central(weight);
-  }
-  return arrive_on_side(side, weight, false);
+  return arrive_counting(static_cast<cuda::std::uint32_t>(update), false);
 }
 
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
-basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_part& side, cuda::std::uint32_t weight,
-                                                                       bool drop)
+basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_counting(cuda::std::uint32_t weight, bool drop)
 {
-  detail::own_side_word<cuda::std::uint64_t> const word(side.phase_and_missing);
-  // A drop counts one arrival and one drop in the same operation: its leader reads every
-  // drop of the phase from its own arrival's result, without another load.
-  cuda::std::uint64_t const delta = drop ? (cuda::std::uint64_t{1} << side_drops_shift) - 1 : weight;
-  // Release publishes the arrival; acquire makes the side's last arrival acquire every
-  // earlier one without a fence or load after it.
-  cuda::std::uint64_t const before = drop ? word.fetch_add(delta, detail::memory_order_acq_rel)
-                                          : word.fetch_sub(delta, detail::memory_order_acq_rel);
-  auto const missing = static_cast<cuda::std::uint32_t>(before & field_mask);
-  auto const phase = static_cast<cuda::std::uint32_t>(before >> side_phase_shift);
-  UNISYNC_EXPECTS(weight <= missing,
-                  "partitioned_barrier: more arrivals on this side (CPU or GPU) than it had in the previous phase; "
-                  "after the first phase participants must not move between the CPU and the GPU");
-  if (missing == weight) {
-    cuda::std::uint64_t const after = drop ? before + delta : before - delta;
-    complete_side_phase(side, !detail::running_on_device(), phase,
-                        static_cast<cuda::std::uint32_t>((after >> side_drops_shift) & field_mask));
-    return arrival_token(phase, weight, false, false);
+  side_part& side = my_side();
+  // Every arrival adds to its side's word first: one atomic, in the side's own memory,
+  // that both counts the arrival and tells (learning flag) whether the side counts on
+  // its own yet. Release publishes the arrival; acquire makes the side's last arrival
+  // acquire every earlier one without a fence or load after it. A drop takes one
+  // participant away in the same addition (no borrow: the dropper is one of them).
+  cuda::std::uint64_t const delta = (static_cast<cuda::std::uint64_t>(weight) << side_count_shift) - (drop ? 1u : 0u);
+  cuda::std::uint64_t const before =
+      detail::own_side_word<cuda::std::uint64_t>(side.word).fetch_add(delta, detail::memory_order_acq_rel);
+  if ((before & learning_flag) == 0) return arrive_on_side(side, before, weight, drop);
+  // The first phase, or flat mode: the addition only counted this side's arrival (and
+  // drop) for learning the split; the phase itself runs on the central word. A drop is
+  // counted there before arriving, so that the phase's last arriver sees it.
+  if (drop) detail::atomic_at<detail::across_sides>(central_.drops).fetch_add(1, detail::memory_order_relaxed);
+  return arrive_central(weight);
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t basic_partitioned_barrier<CompletionFunction, Backoff>::side_step(
+    cuda::std::uint64_t word) noexcept
+{
+  // 1: the phase's additions stop one short of the carry, which the leader adds after the
+  // handshake or the completion. The mixed flag changes only with a carry, so every
+  // addition of a phase reads the same flag.
+  return (word & mixed_flag) != 0 || !completes_in_arrival ? 1u : 0u;
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
+basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_part& side, cuda::std::uint64_t before,
+                                                                       cuda::std::uint32_t weight, bool drop)
+{
+  // basic_barrier's carry scheme (see barrier.hpp) on the side's word, with a step that
+  // depends on the mixed flag.
+  detail::own_side_word<cuda::std::uint64_t> const word(side.word);
+  cuda::std::uint64_t const target = (cuda::std::uint64_t{1} << 32) - side_step(before);
+  auto const count = static_cast<cuda::std::uint32_t>(before >> side_count_shift);
+  auto const participants = static_cast<cuda::std::uint32_t>(before & side_participants_mask);
+  // An armed count is at least 2^31 (shares are below 2^22); below that the count holds
+  // the arrivals that came before the phase's first arrival armed it.
+  bool const armed = count >= 0x80000000u;
+  char const* const too_many =
+      "partitioned_barrier: more arrivals on this side (CPU or GPU) than it had in the previous phase; "
+      "after the first phase participants must not move between the CPU and the GPU";
+  UNISYNC_EXPECTS(weight <= (armed ? target - count : participants), too_many);
+  auto const parity = static_cast<cuda::std::uint32_t>(before >> side_parity_shift);
+  cuda::std::uint64_t reached = static_cast<cuda::std::uint64_t>(count) + weight;
+  // The participants after this phase's drops, as the addition that completes it reads them.
+  cuda::std::uint32_t next_share = participants - (drop ? 1u : 0u);
+  bool const first = count == 0;
+  if (first) {
+    // Arms the phase for the participants its own result shows (every drop of the previous
+    // phase came before, and no one else's of this one). Acquire: if every arrival came
+    // before it, it completes the phase.
+    cuda::std::uint64_t const arm = target - participants;
+    cuda::std::uint64_t const before_arm = word.fetch_add(arm << side_count_shift, detail::memory_order_acquire);
+    reached = static_cast<cuda::std::uint64_t>(static_cast<cuda::std::uint32_t>(before_arm >> side_count_shift)) + arm;
+    next_share = static_cast<cuda::std::uint32_t>(before_arm & side_participants_mask);
+    // Cheap here, and it catches arrivals that slipped in before the arm.
+    UNISYNC_EXPECTS(reached <= target, too_many);
+  }
+  if (reached == (cuda::std::uint64_t{1} << 32)) return arrival_token(parity, weight, false, false, true);
+  if (reached == target && side_step(before) == 1) {
+    complete_side_phase(side, next_share, (before & mixed_flag) != 0);
+    return arrival_token(parity, weight, false, false, true);
   }
   // The side's first arriver, on the GPU, fetches the CPU's report while the others gather
   // (in wait(), which may block; arrive() must not): the leader then finds it in device
   // memory instead of reading across the link after the gathering.
-  bool const fetches_report = detail::running_on_device() && !drop && missing == side.share && side.other_share != 0;
-  return arrival_token(phase, weight, false, fetches_report);
+  bool const fetches_report = detail::running_on_device() && first && (before & mixed_flag) != 0;
+  return arrival_token(parity, weight, false, fetches_report, false);
 }
 
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
 basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_central(cuda::std::uint32_t weight)
 {
-  if (detail::atomic_at<detail::across_sides>(central_.flat).load(detail::memory_order_relaxed) == 0) {
-    // The first phase: count the side's arrivals, to learn the split. Side-local RMW.
-    detail::own_side_word<cuda::std::uint32_t>(my_side().first_phase_arrivals)
-        .fetch_add(weight, detail::memory_order_relaxed);
-  }
   auto word = detail::atomic_at<detail::across_sides>(central_.phase_and_missing);
   // Acquire as on a side: the last arrival acquires every earlier one.
   cuda::std::uint64_t const before = word.fetch_sub(weight, detail::memory_order_acq_rel);
   auto const missing = static_cast<cuda::std::uint32_t>(before & missing_mask);
   auto const phase = static_cast<cuda::std::uint32_t>(before >> phase_shift);
   UNISYNC_ASSERT(weight <= missing, "partitioned_barrier::arrive(update) with update above the arrivals missing");
-  if (missing == weight) {
-    complete_central_phase(phase);
-  }
-  return arrival_token(phase, weight, true, false);
+  if (missing == weight) complete_central_phase(phase);
+  return arrival_token(phase, weight, true, false, false);
 }
 
 template <class CompletionFunction, class Backoff>
@@ -100,20 +132,21 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
   if (drops.load(memory_order_relaxed) != 0) central_.expected -= drops.exchange(0, memory_order_relaxed);
   auto const next = static_cast<cuda::std::uint64_t>(phase + 1) << phase_shift;
   if (atomic_at<across_sides>(central_.flat).load(memory_order_relaxed) == 0) {
-    // The split is now known: arm each side's word for the next phase with its share. One
-    // of these stores crosses the link (a page fault when it is the CPU's turn), once.
-    cuda::std::uint32_t const cpu_share = cpu_.first_phase_arrivals - cpu_.first_phase_drops;
-    cuda::std::uint32_t const gpu_share = gpu_.first_phase_arrivals - gpu_.first_phase_drops;
-    cuda::std::uint64_t const side_phase = static_cast<cuda::std::uint64_t>((phase + 1) & side_phase_mask)
-                                           << side_phase_shift;
-    auto arm = [side_phase](side_part& side, cuda::std::uint32_t share, cuda::std::uint32_t other_share) {
-      side.share = share;
-      side.other_share = other_share;
-      side.phase_and_missing = side_phase | share;
-      atomic_at<across_sides>(side.partitioned).store(1, memory_order_relaxed);
+    // The split is now known from the side words, which every arrival of this phase (all
+    // acquired above) counted on: arrivals in the count, drops down from learning_base.
+    // Arm each side for the next phase with its share; no one touches a side word until
+    // the release below. One of these stores crosses the link, once.
+    auto share_of = [](side_part const& side) {
+      auto const arrivals = static_cast<cuda::std::uint32_t>(side.word >> side_count_shift);
+      auto const dropped = learning_base - static_cast<cuda::std::uint32_t>(side.word & side_participants_mask);
+      return arrivals - dropped;
     };
-    arm(cpu_, cpu_share, gpu_share);
-    arm(gpu_, gpu_share, cpu_share);
+    cuda::std::uint32_t const cpu_share = share_of(cpu_);
+    cuda::std::uint32_t const gpu_share = share_of(gpu_);
+    auto const side_phase = static_cast<cuda::std::uint32_t>((phase + 1) & side_phase_mask);
+    cpu_.handshake_phase = gpu_.handshake_phase = side_phase;
+    cpu_.word = (gpu_share != 0 ? mixed_flag : 0) | cpu_share;
+    gpu_.word = (cpu_share != 0 ? mixed_flag : 0) | gpu_share;
   }
   central_.completion();
   // Releases the central waiters, and with them everything written above.
@@ -122,43 +155,45 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
 
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::complete_side_phase(
-    side_part& side, bool on_cpu, cuda::std::uint32_t phase, cuda::std::uint32_t dropped)
+    side_part& side, cuda::std::uint32_t next_share, bool mixed)
 {
   using detail::across_sides;
   using detail::atomic_at;
-  cuda::std::uint32_t const next_share = side.share - dropped;
-  cuda::std::uint32_t const other_share = side.other_share;
-  cuda::std::uint32_t const next_phase = (phase + 1) & side_phase_mask;
-  cuda::std::uint64_t const next_word = (static_cast<cuda::std::uint64_t>(next_phase) << side_phase_shift) | next_share;
-  detail::own_side_word<cuda::std::uint64_t> const word(side.phase_and_missing);
-  if (other_share == 0) {
-    // The other side takes no part: this side completes the phase alone.
+  detail::own_side_word<cuda::std::uint64_t> const word(side.word);
+  // One more in the count: the step the phase's additions stopped short of.
+  cuda::std::uint64_t const carry = cuda::std::uint64_t{1} << side_count_shift;
+  if (!mixed) {
+    // The other side takes no part: this side completes alone, with its completion.
     central_.completion();
-    side.share = next_share;
-    side.other_share = 0;
-    word.store(next_word, detail::memory_order_release);
+    word.fetch_add(carry, detail::memory_order_release);
     return;
   }
+  detail::own_side_word<cuda::std::uint32_t> const handshakes(side.handshake_phase);
+  cuda::std::uint32_t const next_phase = (handshakes.load(detail::memory_order_relaxed) + 1) & side_phase_mask;
+  handshakes.store(next_phase, detail::memory_order_relaxed);
   cuda::std::uint64_t const my_report = (static_cast<cuda::std::uint64_t>(next_phase) << report_phase_shift) | next_share;
+  // The carry releases the side; when the other side reports no participants left, the
+  // same addition clears the mixed flag, and the side completes alone from then on.
+  auto release_side = [&](cuda::std::uint64_t other_report) {
+    bool const other_left = (other_report & missing_mask) == 0;
+    word.fetch_add(carry - (other_left ? mixed_flag : 0), detail::memory_order_release);
+  };
   // The GPU completes while GPU threads take part: it waits for the CPU's report, runs the
   // completion, releases its side, then reports. The CPU reports first and waits for the
   // GPU's report, which therefore also says the completion has run. The GPU side, which
   // gathers more arrivals over a slower path, is usually the last to arrive: then a phase
   // costs one crossing of the link on its critical path instead of a round trip (measured
   // on the H100 with the CPU completing: 6.7-9.4 us per mixed phase).
-  if (on_cpu) {
+  if (!detail::running_on_device()) {
     atomic_at<across_sides>(reports_.from_cpu).store(my_report, detail::memory_order_release);
-    side.other_share = static_cast<cuda::std::uint32_t>(wait_for_report(reports_.from_gpu, next_phase) & missing_mask);
-    side.share = next_share;
-    word.store(next_word, detail::memory_order_release);
+    release_side(wait_for_report(reports_.from_gpu, next_phase));
   } else {
-    side.other_share = static_cast<cuda::std::uint32_t>(cpu_report_for(next_phase) & missing_mask);
+    cuda::std::uint64_t const cpu_report = cpu_report_for(next_phase);
     central_.completion();
-    side.share = next_share;
     // Device scope releases this side's own waiters: the acquire of the CPU's report was
     // system-scope, and causality chains across scopes. The report goes out after, so the
     // GPU's waiters do not wait for the system-scope fence in front of it.
-    word.store(next_word, detail::memory_order_release);
+    release_side(cpu_report);
     atomic_at<across_sides>(reports_.from_gpu).store(my_report, detail::memory_order_release);
   }
 }
@@ -181,10 +216,12 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
   // Polls the CPU's report across the link while this side's phase is open; once it shows
   // the next phase, copies it to device memory for the leader. Stops when the phase ends,
   // the leader then having read the report itself.
-  auto const next_phase = (token.phase_ + 1) & side_phase_mask;
+  auto const next_phase =
+      (detail::own_side_word<cuda::std::uint32_t>(gpu_.handshake_phase).load(detail::memory_order_relaxed) + 1) &
+      side_phase_mask;
   auto report = detail::atomic_at<detail::across_sides>(reports_.from_cpu);
-  detail::own_side_word<cuda::std::uint64_t> const word(gpu_.phase_and_missing);
-  while (static_cast<cuda::std::uint32_t>(word.load(detail::memory_order_relaxed) >> side_phase_shift) ==
+  detail::own_side_word<cuda::std::uint64_t> const word(gpu_.word);
+  while (static_cast<cuda::std::uint32_t>(word.load(detail::memory_order_relaxed) >> side_parity_shift) ==
          token.phase_) {
     // Acquire what the CPU released with its report (an acquire load costs about what a
     // relaxed one does; a fence after it would not), and pass it on to the leader.
@@ -229,18 +266,20 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
     arrival_token const& token, cuda::std::memory_order order) const
 {
   auto& self = const_cast<basic_partitioned_barrier&>(*this);
-  cuda::std::uint32_t phase = 0;
   cuda::std::uint32_t missing = 0;
   if (token.central_) {
     cuda::std::uint64_t const now = detail::atomic_at<detail::across_sides>(self.central_.phase_and_missing).load(order);
-    phase = static_cast<cuda::std::uint32_t>(now >> phase_shift);
+    if (static_cast<cuda::std::uint32_t>(now >> phase_shift) != token.phase_) return 0;
     missing = static_cast<cuda::std::uint32_t>(now & missing_mask);
   } else {
-    cuda::std::uint64_t const now = detail::own_side_word<cuda::std::uint64_t>(my_side().phase_and_missing).load(order);
-    phase = static_cast<cuda::std::uint32_t>(now >> side_phase_shift);
-    missing = static_cast<cuda::std::uint32_t>(now & field_mask);
+    cuda::std::uint64_t const now = detail::own_side_word<cuda::std::uint64_t>(my_side().word).load(order);
+    if (static_cast<cuda::std::uint32_t>(now >> side_parity_shift) != token.phase_) return 0;
+    auto const count = static_cast<cuda::std::uint32_t>(now >> side_count_shift);
+    // Not armed yet: poll again soon. Armed: the arrivals missing before the side's
+    // additions reach the step short of the carry.
+    if (count < 0x80000000u) return 1;
+    missing = 0u - side_step(now) - count;
   }
-  if (phase != token.phase_) return 0;
   // All of this side arrived and its leader is handshaking with the other side: poll
   // often, the words polled are in this side's own memory.
   if (missing == 0) return 1;
@@ -251,6 +290,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::wait(arrival_token&& token) const
 {
+  if (token.completed_phase_) return;  // its addition completed and acquired the phase
   if (token.fetches_report_) const_cast<basic_partitioned_barrier&>(*this).copy_cpu_report(token);
   auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order); };
   detail::wait_for_turn<Backoff>(forecast);
@@ -260,13 +300,14 @@ template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::try_wait(
     arrival_token const& token) const
 {
-  return forecast_to_release(token, detail::memory_order_acquire) == 0;
+  return token.completed_phase_ || forecast_to_release(token, detail::memory_order_acquire) == 0;
 }
 
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::try_wait_within(
     arrival_token const& token, cuda::std::uint64_t timeout_ns) const
 {
+  if (token.completed_phase_) return true;
   // No report copy here: a timed wait must not spend its time across the link.
   return detail::wait_for_turn_until<Backoff>(
       detail::deadline::after(timeout_ns),
@@ -283,19 +324,9 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_and_drop()
 {
-  using detail::across_sides;
-  side_part& side = my_side();
-  if (detail::own_side_word<cuda::std::uint32_t>(side.partitioned).load(detail::memory_order_relaxed) != 0) {
-    static_cast<void>(arrive_on_side(side, 1, true));
-    return;
-  }
-  // A central phase: counted before arriving, so its last arriver sees it, on the central
-  // expected count and, while the split is being learned, on the side's.
-  if (detail::atomic_at<across_sides>(central_.flat).load(detail::memory_order_relaxed) == 0) {
-    detail::own_side_word<cuda::std::uint32_t>(side.first_phase_drops).fetch_add(1, detail::memory_order_relaxed);
-  }
-  detail::atomic_at<across_sides>(central_.drops).fetch_add(1, detail::memory_order_relaxed);
-  static_cast<void>(arrive_central(1));
+  // One arrival and one participant fewer in the same addition on the side's word (and,
+  // in a central phase, a drop counted on the central word).
+  static_cast<void>(arrive_counting(1, true));
 }
 
 #if defined(__CUDACC__)
