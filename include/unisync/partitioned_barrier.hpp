@@ -33,7 +33,7 @@ namespace unisync {
  * locally), and then releases its own side by adding the carry. Only plain loads and stores with
  * system-scope release/acquire cross the link: on the H100 machine a CPU<->GPU round trip
  * through memory costs about 2 us, while atomics on one managed word migrate its page on
- * every cross access (libcu++'s system barrier: 517-889 us per phase).
+ * every cross access (libcu++'s system barrier: 486-559 us per phase).
  *
  * How `expected` is split: the first phase runs on one central word in managed memory
  * (correct for any split, slow once) while each side also counts its own arrivals on its
@@ -58,12 +58,13 @@ namespace unisync {
  * no page migrates.
  *
  * When to choose it (benchmark/results/h100, PCIe H100): the default barrier for CPU and
- * GPU participants together: 4.3 us per phase with 1 CPU thread and 1 block of 128
- * threads, 11.5 us with 4 and 132, 8.5 us with 15 and 132, against libcu++'s system
- * barrier's 533, 527 and 964 us (mixed cells vary up to 2x between runs: 4.1-7.8 us in a
- * barrier-only run). With one side only, take `barrier`: GPU-only it is faster (132 blocks
- * at system scope: 2.4 us against this type's 3.0 us; at device scope 1.8 us), CPU-only
- * about even (4 threads: 0.64 against 0.58 us).
+ * GPU participants together: 4.1 us per phase with 1 CPU thread and 1 block of 128
+ * threads, 5.2 us with 4 and 132, 7.7 us with 15 and 132, against libcu++'s system
+ * barrier's 486, 559 and 512 us (mixed cells vary up to 2x between runs). With GPU
+ * threads alone it is the fastest system-scope barrier (132 blocks: 1.75 us against
+ * `barrier`'s 2.36 us; `barrier` at device scope 1.71 us); with CPU threads alone it runs
+ * `barrier`'s algorithm on its CPU word (4 threads: 0.46 against 0.41 us in one run;
+ * CPU cells vary by more than that between runs).
  *
  * Memory ordering: everything a participant did before arriving is visible to the
  * completion function and to every participant after its wait returns. Side arrivals are
