@@ -55,7 +55,8 @@ namespace unisync {
  * whose link has native host atomics (`hostNativeAtomicSupported`, NVLink-C2C) make_managed
  * selects the flat mode instead: every phase on the central word, since there one
  * system-scope atomic per arrival costs less than a cross-link handshake per phase, and
- * no page migrates.
+ * no page migrates (each arrival still counts itself on its side's word first, an atomic
+ * in its own memory that then only tells it to go on to the central word).
  *
  * When to choose it (benchmark/results/h100, PCIe H100): the default barrier for CPU and
  * GPU participants together: 4.1 us per phase with 1 CPU thread and 1 block of 128
