@@ -26,7 +26,8 @@ namespace unisync {
  * Each side gathers its arrivals on a word in its own memory (GPU: device-resident page,
  * block-count hierarchy; CPU: host-resident page) with `basic_barrier`'s carry scheme.
  * A side alone (the other side has no participants) is `basic_barrier` on that word:
- * its last arrival's addition carries into the parity and releases the side. With both
+ * with the default completion its last arrival's addition carries into the parity and
+ * releases the side. With both
  * sides, each side's additions stop one short of the carry, and the arrival that reaches
  * it is the side's leader: it publishes "my side arrived" with one store to a
  * host-resident word, reads the other side's (the GPU reads across the link, the CPU
@@ -46,9 +47,10 @@ namespace unisync {
  * finds the side's phase armed, or when it is the phase's first arrival; one that slips
  * in before the arm is reported by the arming arrival.
  *
- * The completion function runs exactly once per phase, before anyone is released: on the
- * GPU while GPU threads take part, on the CPU otherwise (so with both sides it must be
- * callable on both: `__host__ __device__`).
+ * The completion function runs exactly once per phase, before anyone is released: in the
+ * first phase (and always in flat mode) in the last arriving thread, on either side;
+ * later on the GPU while GPU threads take part, on the CPU otherwise (so with both sides
+ * it must be callable on both: `__host__ __device__`).
  *
  * Placement: construct it with `unisync::make_managed`, which advises each part for the
  * side that touches it; without the advice it is still correct, only slower. On a GPU
@@ -70,7 +72,8 @@ namespace unisync {
  * Memory ordering: everything a participant did before arriving is visible to the
  * completion function and to every participant after its wait returns. Side arrivals are
  * acquire-release RMWs on the side's word (the arm acquires too; one release sequence,
- * device scope on the GPU, since only GPU threads touch it), so the addition that
+ * device scope on the GPU, since after the first phase only GPU threads touch it), so the
+ * addition that
  * completes the side's phase acquires every earlier one. A mixed side's leader then
  * publishes its report with a system-scope release store and acquires the other side's
  * report at system scope; the completion runs after both acquires; the leaders' release
@@ -111,8 +114,8 @@ class basic_partitioned_barrier {
     bool completed_phase_ = false;  // this arrival completed (and acquired) the side's phase
   };
 
-  /// The largest expected count: 2^22 - 1 (a side's word packs phase, drops and missing
-  /// arrivals into 64 bits, so that its leader reads them all with its own arrival).
+  /// The largest expected count: 2^22 - 1 (in the first phase a side's drops count down
+  /// from 2^23 in its word's participants field, and must not reach the flags above it).
   UNISYNC_HOST_DEVICE static constexpr cuda::std::ptrdiff_t max() noexcept { return field_mask; }
 
   /// Preconditions: 0 <= expected <= max(), checked in every build.
@@ -193,6 +196,9 @@ class basic_partitioned_barrier {
   static constexpr cuda::std::uint32_t side_phase_mask = (1u << 20) - 1;
   // A report: the reporting side's next phase (bits 63..32) | its share of it (31..0).
   static constexpr int report_phase_shift = 32;
+  // An empty report copy: bit 31, which no report sets (shares are below 2^22), so that it
+  // never passes for a report, whatever the phase.
+  static constexpr cuda::std::uint64_t no_report = cuda::std::uint64_t{1} << 31;
   // With the default completion a side that completes alone releases with the carry of
   // its last arrival, as basic_barrier; a leader with more to do (a handshake, a
   // completion function) stops one short of the carry and adds it when done.
@@ -206,12 +212,14 @@ class basic_partitioned_barrier {
     // (the arming store); polled by the side's waiters.
     alignas(detail::cache_line_size) cuda::std::uint64_t word = learning_flag | learning_base;
     // The phase number of the side's last handshake. Written by the side's leaders, one
-    // after another; read by the GPU's report copier (relaxed: a newer value than its
-    // phase's only ends its copying early).
+    // after another; read by the GPU's report copier (relaxed: if it reads its own
+    // phase's leader's newer value, it polls for the next report until its phase ends,
+    // which costs polls, not correctness).
     alignas(detail::cache_line_size) cuda::std::uint32_t handshake_phase = 0;
-    // The CPU's latest report, copied into this side's memory by the phase's first
-    // arriver (used on the GPU side only). Written by that arriver, read by the leader.
-    alignas(detail::cache_line_size) cuda::std::uint64_t cpu_report_copy = 0;
+    // The CPU's report, copied into this side's memory by the phase's first arriver (used
+    // on the GPU side only), or no_report. Written by that arriver; taken (exchanged for
+    // no_report) by the leader, so that a copy is never older than the previous phase's.
+    alignas(detail::cache_line_size) cuda::std::uint64_t cpu_report_copy = no_report;
   };
 
   /// The reports, both in host memory: the CPU leader writes and reads them locally, the

@@ -46,8 +46,13 @@
  * CMOD = 16 (as in barrier.pml), so a carry flips the parity; while learning, the count and
  * participants fields are fp_arrivals and fp_drops here (the same word in the code, read
  * and written in the same step as the learning flag). Phase numbers (32 bits central, 20
- * bits in handshake_phase and the reports) are modulo PM = 4 here (2 bits), so they wrap
- * during the run and the reports are compared as 2-bit signed differences.
+ * bits in handshake_phase and the reports) are modulo PM = 8 here (3 bits), so they wrap
+ * during the run and the reports are compared as 3-bit signed differences. (With 2 bits
+ * the model fails where the code cannot: a copier that reads its leader's newer
+ * handshake_phase waits for the phase after next, and the initial report 0, three phases
+ * behind it, reads as one ahead in 2 bits; the code's 20-bit window is 2^19 phases.)
+ * gpu_.cpu_report_copy is modeled: the GPU side's first arriver copies the CPU's report
+ * in its wait (three steps: the parity, the report, the copy), and the leader takes it.
  *
  * Memory model: sequential consistency. Every load, store and read-modify-write of the
  * code is one atomic Promela step; the memory orders are not modeled (the header argues
@@ -59,8 +64,8 @@
  * (equivalent up to stuttering).
  *
  * Actors: participants P0, P1 on the CPU (side 0) and P2, P3 on the GPU (side 1); each
- * arrive_and_wait()s in phases 0 .. PHASES-1 (default 5: the side phases run 1..4 and the
- * reported next phases 2, 3, 0, 1, so both wrap), except that participant i
+ * arrive_and_wait()s in phases 0 .. PHASES-1 (default 9: the side phases run 1..8 and the
+ * reported next phases 2..7, 0, 1, so both wrap), except that participant i
  * arrive_and_drop()s in phase Di (default: D3 = 2, a GPU drop in a later phase; others
  * never) and leaves. Participant i arrives with weight Wi (default 1; -DW2=2 models a GPU
  * warp counted as one group arrival, wait(arrive(2))). Configurations:
@@ -69,6 +74,8 @@
  *   -DD2=1 -DD3=1        the whole GPU side drops out: the CPU completes alone after
  *   -DD0=2 -DD1=2        the whole CPU side drops out: the GPU completes alone after
  *   -DD2=0 -DD3=0        the GPU side drops out in the first phase (share 0 from the start)
+ *   -DD2=2 -DD3=99       one GPU participant from phase 3 on: a single GPU arrival per
+ *                        phase, which never copies the CPU's report
  *   -DW2=2               a group arrival of weight 2 on the GPU
  *   -DFLAT               flat mode: every phase on the central word
  *   -DCOMPLETION         a completion function: every side phase stops one short of the
@@ -90,12 +97,17 @@
  *                              wrapping >=: NOT a bug, spin finds no error (a side is never
  *                              a phase ahead, see README.md)
  *   -DBUG_REPORT_UNSIGNED      the report phases compared as unsigned numbers (>=): after
- *                              the phase wraps (np = 0), the stale report of phase 3
+ *                              the phase wraps (np = 0), the stale report of phase 7
  *                              passes: the debug check fires (assertion), and with
  *                              -DNO_REPORT_CHECK the GPU runs the completion before the
  *                              CPU's arrivals (assertion)
  * Width: with -DPM=2 (1-bit phases) the model fails, as expected: the first handshake
  * waits for next phase 2 = 0 (mod 2), which the reports' initial value 0 already shows.
+ *   -DBUG_COPY_KEPT            the GPU leader reads the copy without taking it: with one GPU
+ *                              arrival per phase (-DD2=2 -DD3=99) no copier refreshes it,
+ *                              and a copy four phases old passes the wrapping comparison
+ *                              for a later phase: the GPU completes before the CPU arrived
+ *                              (assertion). In the code's 20 bits: after 2^19 phases.
  * The code's handshake phases start at 1, so the first handshake waits for phase 2, and
  * every later one sees the previous phase's report (one behind), never the initial 0.
  *   -DBUG_GPU_RELEASE_FIRST    the GPU leader adds the carry before it runs the completion:
@@ -111,10 +123,10 @@
  */
 
 #ifndef PHASES
-#define PHASES 5
+#define PHASES 9
 #endif
 #ifndef PM
-#define PM 4                 /* phase numbers modulo PM */
+#define PM 8                 /* phase numbers modulo PM */
 #endif
 #define NEVER 99
 #ifndef D0
@@ -159,7 +171,7 @@
 #define SHARE_CHECK(x, s, k) assert((x) == SIDE_MEMBERS(s, k))
 #endif
 
-/* a 2-bit wrapping difference read as signed: x - y >= 0 */
+/* a 3-bit wrapping difference read as signed: x - y >= 0 */
 #define NOT_BEHIND(x, y) (((x) + PM - (y)) % PM < PM / 2)
 
 #define CMOD 16
@@ -188,6 +200,10 @@ byte hphase[2];               /* handshake_phase (mod PM) */
 /* reports_: from_cpu (0), from_gpu (1): next phase (mod PM) | share */
 byte r_phase[2];
 byte r_share[2];
+/* gpu_.cpu_report_copy: a report, or no_report */
+bool copy_valid = false;
+byte copy_phase;
+byte copy_share;
 
 /* ghosts */
 byte s_cur[2];                /* absolute phase of each side's word */
@@ -215,6 +231,47 @@ inline wait_for_report(r, np, got) {
 #endif
     got = r_share[r]
   }
+}
+
+/* cpu_report_for(np): takes the copy (exchange for no_report); uses it if it shows np or
+   later (debug check: exactly np), else polls the CPU's report itself */
+inline cpu_report_for(np, got, hit) {
+  atomic {
+    hit = copy_valid && NOT_BEHIND(copy_phase, np);
+    if
+    :: hit ->
+#if !defined(BUG_COPY_KEPT)
+       assert(copy_phase == np);                  /* the debug check */
+#endif
+       got = copy_share
+    :: else -> skip
+    fi;
+#if !defined(BUG_COPY_KEPT)
+    copy_valid = false                            /* taken; BUG_COPY_KEPT: only read */
+#endif
+  };
+  if
+  :: hit -> hit = false
+  :: else -> wait_for_report(0, np, got)
+  fi
+}
+
+/* copy_cpu_report(token) by the GPU side's first arriver, in wait(): polls the CPU's report
+   while the phase is open (three steps, as in the code: the parity, the report, the copy) */
+inline copy_cpu_report(tok, cnp, seen_p, seen_s) {
+  cnp = (hphase[1] + 1) % PM;                     /* handshake_phase, relaxed */
+  do
+  :: s_parity[1] != tok -> break                  /* the phase ended */
+  :: else ->
+     atomic { seen_p = r_phase[0]; seen_s = r_share[0] };
+     if
+     :: NOT_BEHIND(seen_p, cnp) ->
+        atomic { copy_valid = true; copy_phase = seen_p; copy_share = seen_s };
+        break
+     :: else -> skip
+     fi
+  od;
+  atomic { cnp = 0; seen_p = 0; seen_s = 0 }
 }
 
 /* Adds `add` to side s's count inside an atomic step; a carry flips the parity. A carry
@@ -246,7 +303,7 @@ inline leader_carry(s, k, got) {
 }
 
 /* complete_side_phase(s, ns, mixed) by the leader of absolute phase k */
-inline complete_side_phase(s, k, ns, mixed, np, got) {
+inline complete_side_phase(s, k, ns, mixed, np, got, hit) {
   SHARE_CHECK(ns, s, k + 1);                      /* the next phase's participants */
   if
   :: !mixed -> COMPLETION_RUNS(k); got = 1; leader_carry(s, k, got)  /* alone: mixed stays clear */
@@ -263,7 +320,7 @@ inline complete_side_phase(s, k, ns, mixed, np, got) {
         ;
         leader_carry(s, k, got)
      :: s == 1 ->                                 /* GPU: wait, complete, release, report */
-        wait_for_report(0, np, got);
+        cpu_report_for(np, got, hit);
 #if defined(BUG_GPU_RELEASE_FIRST)
         atomic {                                  /* BUG: carries first ... */
           s_count[s] = 0; s_parity[s] = 1 - s_parity[s]; s_cur[s]++
@@ -322,7 +379,7 @@ inline arrive_central(k, w, tok, before, cs, gs) {
 }
 
 /* arrive_counting(w, drop) in absolute phase k (a drop has w = 1); sets central, tok, done */
-inline arrive_counting(s, k, w, drop, central, tok, done, before, mine, mixed, reached, ns, np, got) {
+inline arrive_counting(s, k, w, drop, central, tok, done, fetches, before, mine, mixed, reached, ns, np, got) {
   atomic {                                        /* before = side.word.fetch_add(...) */
     central = learning[s];
     if
@@ -369,8 +426,9 @@ inline arrive_counting(s, k, w, drop, central, tok, done, before, mine, mixed, r
      if
      :: reached == CMOD -> done = true            /* completed by its carry (step 0) */
      :: reached == TARGET(mixed) && STEP(mixed) == 1 ->
-        complete_side_phase(s, k, ns, mixed, np, got); done = true
-     :: else -> done = false
+        complete_side_phase(s, k, ns, mixed, np, got, fetches); done = true
+     :: else -> done = false;
+        fetches = (s == 1 && before == 0 && mixed)  /* the GPU's first arriver copies */
      fi
   fi;
   before = 0; mine = 0; reached = 0; ns = 0
@@ -379,10 +437,14 @@ inline arrive_counting(s, k, w, drop, central, tok, done, before, mine, mixed, r
 proctype participant(byte id; byte s; byte w; byte d) {
   byte k = 0;           /* the phase it arrives in next (absolute) */
   byte tok, before, mine, reached, ns, np, got;
-  bool central, done, mixed;
+  bool central, done, mixed, fetches;
   do
   :: k < PHASES && k != d ->                      /* arrive_and_wait() */
-     arrive_counting(s, k, w, 0, central, tok, done, before, mine, mixed, reached, ns, np, got);
+     arrive_counting(s, k, w, 0, central, tok, done, fetches, before, mine, mixed, reached, ns, np, got);
+     if
+     :: fetches -> copy_cpu_report(tok, np, ns, got); fetches = false
+     :: else -> skip
+     fi;
      if
      :: done -> skip                              /* completed token: returns at once */
      :: else ->
@@ -398,7 +460,7 @@ proctype participant(byte id; byte s; byte w; byte d) {
      };
      k++
   :: k < PHASES && k == d ->                      /* arrive_and_drop() */
-     arrive_counting(s, k, 1, 1, central, tok, done, before, mine, mixed, reached, ns, np, got);
+     arrive_counting(s, k, 1, 1, central, tok, done, fetches, before, mine, mixed, reached, ns, np, got);
      break
   :: k == PHASES -> break
   od;

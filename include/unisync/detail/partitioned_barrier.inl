@@ -202,10 +202,17 @@ template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint64_t
 basic_partitioned_barrier<CompletionFunction, Backoff>::cpu_report_for(cuda::std::uint32_t next_phase)
 {
-  // The phase's first GPU arriver has usually copied it into device memory already.
+  // The phase's first GPU arriver has usually copied it into device memory already. Taking
+  // the copy (not just reading it) keeps a copy from outliving its phase: a copy left
+  // untouched for 2^19 handshakes (one GPU arrival per phase never copies) would pass the
+  // wrapping comparison for a later phase.
   cuda::std::uint64_t const copied =
-      detail::own_side_word<cuda::std::uint64_t>(gpu_.cpu_report_copy).load(detail::memory_order_acquire);
-  if (reported_at_least(copied, next_phase)) return copied;
+      detail::own_side_word<cuda::std::uint64_t>(gpu_.cpu_report_copy).exchange(no_report, detail::memory_order_acquire);
+  if ((copied & no_report) == 0 && reported_at_least(copied, next_phase)) {
+    UNISYNC_ASSERT(static_cast<cuda::std::uint32_t>(copied >> report_phase_shift) == next_phase,
+                   "partitioned_barrier: the copied report is of a later phase than the one completing");
+    return copied;
+  }
   return wait_for_report(reports_.from_cpu, next_phase);
 }
 
