@@ -79,7 +79,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction,
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::wait(arrival_token&& token) const
 {
-  if (token.completed_phase_) return;  // complete_phase acquired already
+  if (token.completed_phase_) return;  // its addition completed and acquired the phase
   auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order); };
   detail::wait_for_turn<Backoff>(forecast);
 }

@@ -67,7 +67,8 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_part
   // basic_barrier's carry scheme (see barrier.hpp) on the side's word, with a step that
   // depends on the mixed flag.
   detail::own_side_word<cuda::std::uint64_t> const word(side.word);
-  cuda::std::uint64_t const target = (cuda::std::uint64_t{1} << 32) - side_step(before);
+  cuda::std::uint32_t const step = side_step(before);
+  cuda::std::uint64_t const target = (cuda::std::uint64_t{1} << 32) - step;
   auto const count = static_cast<cuda::std::uint32_t>(before >> side_count_shift);
   auto const participants = static_cast<cuda::std::uint32_t>(before & side_participants_mask);
   // An armed count is at least 2^31 (shares are below 2^22); below that the count holds
@@ -94,7 +95,7 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_part
     UNISYNC_EXPECTS(reached <= target, too_many);
   }
   if (reached == (cuda::std::uint64_t{1} << 32)) return arrival_token(parity, weight, false, false, true);
-  if (reached == target && side_step(before) == 1) {
+  if (reached == target && step == 1) {
     complete_side_phase(side, next_share, (before & mixed_flag) != 0);
     return arrival_token(parity, weight, false, false, true);
   }
