@@ -1,5 +1,7 @@
 #include "control.hpp"
 
+#include "stop_agreement.hpp"
+
 #include <unisync/error.hpp>
 #include <unisync/managed.hpp>
 
@@ -23,7 +25,7 @@ window_control::window_control(bool with_gpu) : with_gpu_(with_gpu)
 {
   if (!with_gpu_) {
     last_phase_for_gpu_ = new unsigned(phase_control::never);
-    phases_ = new phase_control{0, phase_control::never, last_phase_for_gpu_};
+    phases_ = new phase_control{0, phase_control::never};
     return;
   }
   check(cudaMalloc(reinterpret_cast<void**>(&device_words_), sizeof(gpu_control)), "cudaMalloc(gpu_control)");
@@ -33,7 +35,7 @@ window_control::window_control(bool with_gpu) : with_gpu_(with_gpu)
         "cudaMallocManaged(last phase)");
   *last_phase_for_gpu_ = phase_control::never;
   unisync::detail::advise_managed(last_phase_for_gpu_, sizeof(unsigned), unisync::memory_advice::prefer_device, 0);
-  *phases_ = phase_control{0, phase_control::never, last_phase_for_gpu_};
+  *phases_ = phase_control{0, phase_control::never};
   check(cudaHostAlloc(reinterpret_cast<void**>(&staging_), 2 * sizeof(unsigned), cudaHostAllocDefault), "cudaHostAlloc(staging)");
   check(cudaStreamCreateWithFlags(&kernel_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   check(cudaStreamCreateWithFlags(&signal_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -52,6 +54,11 @@ window_control::~window_control()
   cudaFreeHost(phases_);
   cudaFree(last_phase_for_gpu_);
   cudaFree(device_words_);
+}
+
+phase_agreement window_control::agreement() const
+{
+  return phase_agreement{phases_, last_phase_for_gpu_, with_gpu_ ? &device_words_->stop : nullptr};
 }
 
 bool window_control::wait_for_gpu_actors(unsigned actors)

@@ -17,18 +17,19 @@ struct gpu_control {
   unsigned ready;
 };
 
-/// Reachable from both sides: pinned host memory with a GPU (only plain loads and stores
-/// cross the link), ordinary memory without one. `stop_requested` is written by the
-/// host; the last phase by the decider participant (stop_agreement.hpp), once, choosing a
-/// phase at least two check intervals ahead. It writes two copies, so that each side polls
-/// a word in its own memory: `last_phase` here for CPU participants, `*last_phase_for_gpu`
-/// (managed memory preferring the GPU) for GPU ones. Polling the pinned copy from every GPU
+struct phase_agreement;
+
+/// The host's words of the stop agreement (stop_agreement.hpp): pinned host memory with a
+/// GPU, ordinary memory without one. `stop_requested` is written by the host (a GPU
+/// decider reads gpu_control::stop instead); the last phase by the decider participant,
+/// once, choosing a phase at least two check intervals ahead. It writes two copies, so that
+/// each side polls a word in its own memory: `last_phase` here for CPU participants, a copy
+/// in managed memory preferring the GPU for GPU ones. Polling the pinned copy from every GPU
 /// block cost tens of microseconds per phase.
 struct phase_control {
   static constexpr unsigned never = 0xffffffffu;
   unsigned stop_requested;
   unsigned last_phase;
-  unsigned* last_phase_for_gpu;
 };
 
 /// Owns the device words, the host-reachable phase control and the two streams of a
@@ -42,6 +43,8 @@ class window_control {
 
   [[nodiscard]] gpu_control* device_words() const { return device_words_; }
   [[nodiscard]] phase_control* phases() const { return phases_; }
+  /// Where each side reads the stop agreement: see stop_agreement.hpp.
+  [[nodiscard]] phase_agreement agreement() const;
   [[nodiscard]] cudaStream_t kernel_stream() const { return kernel_stream_; }
 
   /// Blocks until `actors` GPU actors have signalled ready; false if the kernel failed.

@@ -73,7 +73,7 @@ __global__ void operation_actors(typename Case::object* object, gpu_control* con
 /// `check_interval` phases; it is chosen at least two intervals ahead, so every
 /// participant reads it in time.
 struct phase_loop {
-  phase_control* control;
+  phase_agreement agreement;
   unsigned check_interval;
 
   // Instantiated with host-only lambdas on the host and device lambdas in kernels.
@@ -85,8 +85,8 @@ struct phase_loop {
     for (unsigned phase = 1;; ++phase) {
       arrive_and_wait();
       if (phase % check_interval == 0) {
-        if (decides) decide_last_phase(*control, phase, check_interval);
-        last = last_phase_seen(*control);
+        if (decides) decide_last_phase(agreement, phase, check_interval);
+        last = last_phase_seen(agreement);
       }
       if (phase == last) return phase;
     }
@@ -236,7 +236,7 @@ void run_phases(benchmark::State& state, mix_cell const& cell)
 {
   try {
     window_control control(cell.has_gpu());
-    phase_loop const loop{control.phases(), phase_check_interval(cell)};
+    phase_loop const loop{control.agreement(), phase_check_interval(cell)};
     auto holder = Case::create(cell);
     typename Case::object& object = *holder;
     std::atomic<bool> unused_stop{false};

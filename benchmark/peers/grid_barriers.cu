@@ -25,7 +25,7 @@ void run_grid_sync(benchmark::State& state, mix_cell const& cell)
 {
   try {
     window_control control(true);
-    phase_loop const loop{control.phases(), phase_check_interval(cell)};
+    phase_loop const loop{control.agreement(), phase_check_interval(cell)};
     std::atomic<bool> unused_stop{false};
     gpu_control* words = control.device_words();
     phase_loop loop_argument = loop;
