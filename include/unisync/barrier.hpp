@@ -80,14 +80,15 @@ class basic_barrier {
 
    private:
     friend class basic_barrier;
-    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t parity, cuda::std::uint32_t weight,
-                                      bool completed_phase) noexcept
-        : parity_(parity), weight_(weight), completed_phase_(completed_phase)
+    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t parity, cuda::std::uint32_t weight, bool completed_phase,
+                                      bool polls_hint) noexcept
+        : parity_(parity), weight_(weight), completed_phase_(completed_phase), polls_hint_(polls_hint)
     {
     }
     cuda::std::uint32_t parity_ = 0;  // the phase's parity: a waiter is at most one phase behind
     cuda::std::uint32_t weight_ = 1;  // the arrival's update: the unit a waiter counts in
     bool completed_phase_ = false;    // this arrival completed and acquired the phase already
+    bool polls_hint_ = false;         // a host waiter among many: polls open_parity_ first
   };
 
   /// The largest expected count: 2^31 - 1.
@@ -183,7 +184,7 @@ class basic_barrier {
   }
 
   UNISYNC_HOST_DEVICE arrival_token arrive_counting(cuda::std::uint32_t weight, bool drops);
-  UNISYNC_HOST_DEVICE void complete_phase();
+  UNISYNC_HOST_DEVICE void complete_phase(cuda::std::uint32_t parity);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token,
                                                               cuda::std::memory_order order) const;
   UNISYNC_HOST_DEVICE bool try_wait_within(arrival_token const& token, cuda::std::uint64_t timeout_ns) const;
@@ -192,6 +193,13 @@ class basic_barrier {
   alignas(detail::cache_line_size) cuda::std::uint64_t word_;
   // Run only by the threads that complete phases, one after another, on a line of its own.
   alignas(detail::cache_line_size) CompletionFunction completion_;
+  // System scope: the parity of the open phase, stored (relaxed) by the thread that
+  // completes a phase, after its carry. Host waiters of a barrier with many participants
+  // (tuning::host_hint_min_participants) poll this line and look at the word only once it
+  // changes: every poll of the word takes a shared copy of its line, which the next
+  // arrival's read-modify-write must take back from every waiter. It is a hint; the
+  // waiters synchronize through the word.
+  alignas(detail::cache_line_size) cuda::std::uint32_t open_parity_ = 0;
 };
 
 /// std::barrier at system scope, shared by CPU and GPU threads.

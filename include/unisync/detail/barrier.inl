@@ -40,14 +40,18 @@ basic_barrier<Scope, CompletionFunction, Backoff>::arrive_counting(cuda::std::ui
     reached = count_of(before_arm) + arm;
   }
   if (reached == (cuda::std::uint64_t{1} << 32) - completion_step) {
-    complete_phase();
-    return arrival_token(parity, weight, true);
+    complete_phase(parity);
+    return arrival_token(parity, weight, true, false);
   }
-  return arrival_token(parity, weight, false);
+  bool polls_hint = false;
+  if constexpr (Scope == cuda::thread_scope_system) {
+    NV_IF_TARGET(NV_IS_HOST, (polls_hint = participants_of(before) >= Backoff::tuning::host_hint_min_participants;))
+  }
+  return arrival_token(parity, weight, false, polls_hint);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase()
+UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase(cuda::std::uint32_t parity)
 {
   // This thread's last addition acquired every arrival of the phase and the previous
   // phase's completion: all releases in the word's release sequence that it read.
@@ -57,12 +61,25 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::comp
     // releases the waiters, and with them what the completion wrote.
     detail::atomic_at<Scope>(word_).fetch_add(cuda::std::uint64_t{1} << count_shift, detail::memory_order_release);
   }
+  // After the carry, so that a waiter that sees the hint finds the word's new parity (or
+  // polls the word until it does). Relaxed: on the GPU a release store would put a
+  // system-scope fence in front of this thread's next arrival.
+  if constexpr (Scope == cuda::thread_scope_system) {
+    detail::atomic_at<Scope>(open_parity_).store(parity ^ 1u, detail::memory_order_relaxed);
+  }
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::forecast_to_release(
     arrival_token const& token, cuda::std::memory_order order) const
 {
+  // A host waiter among many polls the hint (see open_parity_) until it shows another
+  // phase, and only then the word, whose acquire load synchronizes. On the host a forecast
+  // spins below some 500 missing arrivals anyway.
+  if (token.polls_hint_ && detail::atomic_at<Scope>(const_cast<cuda::std::uint32_t&>(open_parity_))
+                                   .load(detail::memory_order_relaxed) == token.parity_) {
+    return 1;
+  }
   // The word is only read here; atomic_ref needs a non-const reference.
   auto word = detail::atomic_at<Scope>(const_cast<cuda::std::uint64_t&>(word_));
   cuda::std::uint64_t const now = word.load(order);
