@@ -27,14 +27,17 @@ namespace unisync {
  * block-count hierarchy; CPU: host-resident page) with `basic_barrier`'s carry scheme.
  * A side alone (the other side has no participants) is `basic_barrier` on that word:
  * with the default completion its last arrival's addition carries into the parity and
- * releases the side. With both
- * sides, each side's additions stop one short of the carry, and the arrival that reaches
- * it is the side's leader: it publishes "my side arrived" with one store to a
- * host-resident word, reads the other side's (the GPU reads across the link, the CPU
- * locally), and then releases its own side by adding the carry. Only plain loads and stores with
- * system-scope release/acquire cross the link: on the H100 machine a CPU<->GPU round trip
- * through memory costs about 2 us, while atomics on one managed word migrate its page on
- * every cross access (libcu++'s system barrier: 503-635 us per phase).
+ * releases the side. With both sides, each side's additions stop one short of the carry,
+ * and the arrival that reaches it is the side's leader: it publishes "my side arrived"
+ * with one store to a host-resident word, reads the other side's (the GPU reads across the
+ * link, the CPU locally), and then releases its own side by adding the carry. With the
+ * default completion both leaders publish before they read, so the two crossings of the
+ * link overlap; with a completion function the GPU leader reads first, runs it, and then
+ * publishes. Only plain loads and stores with system-scope release/acquire cross the link:
+ * on the H100 machine a CPU<->GPU round trip through memory costs about 2 us, while
+ * atomics on one managed word migrate its page on every cross access (libcu++'s system
+ * barrier: 503-635 us per phase). The CPU's waiters poll a line of their own, stored after
+ * each carry, not the word the CPU's arrivals add to.
  *
  * How `expected` is split: the first phase runs on one central word in managed memory
  * (correct for any split, slow once) while each side also counts its own arrivals on its
@@ -75,10 +78,12 @@ namespace unisync {
  * device scope on the GPU, since after the first phase only GPU threads touch it), so the
  * addition that
  * completes the side's phase acquires every earlier one. A mixed side's leader then
- * publishes its report with a system-scope release store and acquires the other side's
- * report at system scope; the completion runs after both acquires; the leaders' release
- * carries (and the GPU's report release) carry everything to the waiters, who poll with
- * acquire loads. Releases and acquires are cumulative under the PTX model and causality
+ * publishes its report with a system-scope release and acquires the other side's report
+ * at system scope (the GPU leader of the default completion with one fence.acq_rel.sys
+ * between its read of the CPU's report and its store of its own); the completion runs
+ * after both acquires; the leaders' release carries (and the GPU's report release) carry
+ * everything to the waiters, who poll with acquire loads (the CPU's the parity line,
+ * which the carrier release-stores after its carry). Releases and acquires are cumulative under the PTX model and causality
  * order chains through synchronizations of different scopes, so the chain orders every
  * participant's writes before every participant's reads.
  *
@@ -99,12 +104,13 @@ class basic_partitioned_barrier {
    private:
     friend class basic_partitioned_barrier;
     UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight, bool central,
-                                      bool fetches_report, bool completed_phase) noexcept
+                                      bool fetches_report, bool completed_phase, bool polls_open_parity = false) noexcept
         : phase_(phase),
           weight_(weight),
           central_(central),
           fetches_report_(fetches_report),
-          completed_phase_(completed_phase)
+          completed_phase_(completed_phase),
+          polls_open_parity_(polls_open_parity)
     {
     }
     cuda::std::uint32_t phase_ = 0;  // central: the phase number; on a side: its parity
@@ -112,6 +118,7 @@ class basic_partitioned_barrier {
     bool central_ = true;           // counted on the central word (first phase, or flat mode)
     bool fetches_report_ = false;   // the GPU side's first arriver: copies the CPU's report
     bool completed_phase_ = false;  // this arrival completed (and acquired) the side's phase
+    bool polls_open_parity_ = false;  // a CPU waiter among many: polls cpu_.open_parity
   };
 
   /// The largest expected count: 2^22 - 1 (in the first phase a side's drops count down
@@ -220,6 +227,12 @@ class basic_partitioned_barrier {
     // on the GPU side only), or no_report. Written by that arriver; taken (exchanged for
     // no_report) by the leader, so that a copy is never older than the previous phase's.
     alignas(detail::cache_line_size) cuda::std::uint64_t cpu_report_copy = no_report;
+    // The parity of the side's open phase, stored after each carry (CPU side only): with
+    // many CPU participants (tuning::host_hint_min_participants) the CPU's waiters poll
+    // this line, not the word. Every poll of the word takes a shared copy of its line,
+    // which the next arrival's read-modify-write must then take back from every waiter;
+    // on this line the waiters cost that once per phase.
+    alignas(detail::cache_line_size) cuda::std::uint32_t open_parity = 0;
   };
 
   /// The reports, both in host memory: the CPU leader writes and reads them locally, the
@@ -248,6 +261,9 @@ class basic_partitioned_barrier {
   UNISYNC_HOST_DEVICE arrival_token arrive_central(cuda::std::uint32_t weight);
   UNISYNC_HOST_DEVICE void complete_central_phase(cuda::std::uint32_t phase);
   UNISYNC_HOST_DEVICE void complete_side_phase(side_part& side, cuda::std::uint32_t next_share, bool mixed);
+  UNISYNC_HOST_DEVICE static void open_next_phase(side_part& side, cuda::std::uint64_t word_in_closed_phase);
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t report_gpu_then_read_cpu(cuda::std::uint64_t my_report,
+                                                                   cuda::std::uint32_t next_phase);
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t side_step(cuda::std::uint64_t word) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t wait_for_report(cuda::std::uint64_t const& report,
                                                           cuda::std::uint32_t next_phase) const;

@@ -32,13 +32,22 @@
  *                         if !mixed: completion(); carry (this side completes alone);
  *                         else np = ++handshake_phase (wrapping);
  *                         CPU: from_cpu.store(np | ns); got = wait_for_report(from_gpu, np);
- *                              carry, clearing mixed if got's share is 0
- *                         GPU: got = wait_for_report(from_cpu, np); completion(); carry,
- *                              clearing mixed if got's share is 0; from_gpu.store(np | ns)
+ *                              carry, clearing mixed if got is np's report with share 0
+ *                         GPU, default completion (report_gpu_then_read_cpu): seen =
+ *                              from_cpu.load(); fence; from_gpu.store(np | ns); got = seen
+ *                              if it shows np or later, else wait_for_report(from_cpu, np);
+ *                              carry, clearing mixed as the CPU
+ *                         GPU, completion function: got = cpu_report_for(np); completion();
+ *                              carry, clearing mixed as the CPU; from_gpu.store(np | ns)
+ *                         every carry on the CPU is followed by open_next_phase: the new
+ *                         parity stored to cpu_.open_parity
  *   wait_for_report(r, np) poll r until its phase - np, read as a signed wrapping number,
- *                         is >= 0; debug check that the phase == np; returns its share
- *   wait(token)           a completed token returns at once; else poll the token's word
- *                         (central: its phase; side: its parity) until it differs
+ *                         is >= 0; debug check that the phase is np (or, with the default
+ *                         completion, np + 1: the other side reported and went on); a
+ *                         report of np + 1 says the other side has participants
+ *   wait(token)           a completed token returns at once; else poll until it differs:
+ *                         central: the central phase; CPU side: open_parity; GPU side:
+ *                         the word's parity
  *   arrive_and_drop()     arrive_counting(1, true)
  * Memory words: the central word (phase, missing) and the side words (parity, count,
  * learning, mixed, participants) are each one 64-bit word in the code, here a tuple always
@@ -51,8 +60,10 @@
  * the model fails where the code cannot: a copier that reads its leader's newer
  * handshake_phase waits for the phase after next, and the initial report 0, three phases
  * behind it, reads as one ahead in 2 bits; the code's 20-bit window is 2^19 phases.)
- * gpu_.cpu_report_copy is modeled: the GPU side's first arriver copies the CPU's report
- * in its wait (three steps: the parity, the report, the copy), and the leader takes it.
+ * gpu_.cpu_report_copy is modeled (with -DCOMPLETION, the only case that uses it): the GPU
+ * side's first arriver copies the CPU's report in its wait (three steps: the parity, the
+ * report, the copy), and the leader takes it. With the default completion the (empty)
+ * completion counts as run at the first leader's carry of the phase.
  *
  * Memory model: sequential consistency. Every load, store and read-modify-write of the
  * code is one atomic Promela step; the memory orders are not modeled (the header argues
@@ -75,11 +86,12 @@
  *   -DD0=2 -DD1=2        the whole CPU side drops out: the GPU completes alone after
  *   -DD2=0 -DD3=0        the GPU side drops out in the first phase (share 0 from the start)
  *   -DD2=2 -DD3=99       one GPU participant from phase 3 on: a single GPU arrival per
- *                        phase, which never copies the CPU's report
+ *                        phase (with -DCOMPLETION: which never copies the CPU's report)
  *   -DW2=2               a group arrival of weight 2 on the GPU
  *   -DFLAT               flat mode: every phase on the central word
  *   -DCOMPLETION         a completion function: every side phase stops one short of the
- *                        carry, also alone
+ *                        carry, also alone; the GPU leader reads, completes, releases,
+ *                        then reports
  *
  * Proves (check_model.sh):
  *   --safety        nobody leaves phase k before every participant of phase k arrived and
@@ -94,8 +106,18 @@
  *   --ltl all_finish  under weak fairness every participant finishes
  * Seeded bugs and variants:
  *   -DREPORT_EQ                wait_for_report() compares the phases with == instead of the
- *                              wrapping >=: NOT a bug, spin finds no error (a side is never
- *                              a phase ahead, see README.md)
+ *                              wrapping >=: with the default completion a deadlock (the
+ *                              other side reported np, went on and reported np + 1 over
+ *                              it); with -DCOMPLETION NOT a bug, spin finds no error (a
+ *                              side is never a phase ahead there, see README.md)
+ *   -DBUG_AHEAD_SHARE          a report of the next phase is read for its share: when the
+ *                              CPU side drops out in phase 2 (-DD0=2 -DD1=2), the GPU reads
+ *                              the CPU's phase-2 report (share 0) while it completes phase
+ *                              1, completes alone from then on, and the CPU leader of phase
+ *                              2 waits forever for the GPU's report (deadlock)
+ *   -DBUG_OPEN_BEFORE_CARRY    the CPU leader stores the new parity to open_parity before its
+ *                              carry: a CPU waiter leaves and arrives again in the phase
+ *                              that has not ended (assertion)
  *   -DBUG_REPORT_UNSIGNED      the report phases compared as unsigned numbers (>=): after
  *                              the phase wraps (np = 0), the stale report of phase 7
  *                              passes: the debug check fires (assertion), and with
@@ -103,15 +125,16 @@
  *                              CPU's arrivals (assertion)
  * Width: with -DPM=2 (1-bit phases) the model fails, as expected: the first handshake
  * waits for next phase 2 = 0 (mod 2), which the reports' initial value 0 already shows.
- *   -DBUG_COPY_KEPT            the GPU leader reads the copy without taking it: with one GPU
+ *   -DBUG_COPY_KEPT            with -DCOMPLETION, the GPU leader reads the copy without
+ *                              taking it: with one GPU
  *                              arrival per phase (-DD2=2 -DD3=99) no copier refreshes it,
  *                              and a copy four phases old passes the wrapping comparison
  *                              for a later phase: the GPU completes before the CPU arrived
  *                              (assertion). In the code's 20 bits: after 2^19 phases.
  * The code's handshake phases start at 1, so the first handshake waits for phase 2, and
  * every later one sees the previous phase's report (one behind), never the initial 0.
- *   -DBUG_GPU_RELEASE_FIRST    the GPU leader adds the carry before it runs the completion:
- *                              a GPU waiter leaves first (assertion)
+ *   -DBUG_GPU_RELEASE_FIRST    with -DCOMPLETION, the GPU leader adds the carry before it
+ *                              runs the completion: a GPU waiter leaves first (assertion)
  *   -DBUG_CPU_NO_WAIT          the CPU leader adds the carry right after its report, before
  *                              it sees the GPU's: the CPU side's phase ends before the
  *                              GPU's arrivals and the completion (assertion)
@@ -195,6 +218,7 @@ byte fp_drops[2];             /* learning_base - the participants field while le
 bit s_parity[2];
 byte s_count[2];              /* the count field, modulo CMOD */
 bool s_mixed[2];
+bit s_open[2];                /* open_parity: the CPU side's waiters poll s_open[0] */
 byte s_parts[2];              /* the participants field */
 byte hphase[2];               /* handshake_phase (mod PM) */
 /* reports_: from_cpu (0), from_gpu (1): next phase (mod PM) | share */
@@ -217,6 +241,18 @@ byte finished = 0;
     assert(arrived[k] == MEMBERS(k)) \
   }
 
+/* got: the other side's share of the next phase, or 1 (it has participants) for a report
+   of the phase after (only when both sides report before they wait) */
+#if defined(COMPLETION)
+#define REPORT_CHECK(p, np) assert((p) == (np))
+#else
+#define REPORT_CHECK(p, np) assert((p) == (np) || (p) == ((np) + 1) % PM)
+#endif
+#if defined(BUG_AHEAD_SHARE)
+#define SHARE_OF(p, sh, np) (sh)                  /* BUG: a later phase's share taken as this one's */
+#else
+#define SHARE_OF(p, sh, np) ((p) == (np) -> (sh) : 1)
+#endif
 inline wait_for_report(r, np, got) {
   atomic {
 #if defined(REPORT_EQ)
@@ -227,9 +263,9 @@ inline wait_for_report(r, np, got) {
     NOT_BEHIND(r_phase[r], np) ->
 #endif
 #if !defined(NO_REPORT_CHECK)
-    assert(r_phase[r] == np);                     /* the debug check */
+    REPORT_CHECK(r_phase[r], np);                 /* the debug check */
 #endif
-    got = r_share[r]
+    got = SHARE_OF(r_phase[r], r_share[r], np)
   }
 }
 
@@ -289,17 +325,49 @@ inline add_to_count(s, add) {
   fi
 }
 
-/* The leader's carry: the count stood one short; clears mixed when the other side left. */
+/* open_next_phase: the CPU side stores its new parity where its waiters poll */
+inline open_next_phase(s) {
+  if
+  :: s == 0 -> s_open[0] = s_parity[0]
+  :: else -> skip
+  fi
+}
+
+/* The leader's carry: the count stood one short; clears mixed when the other side left.
+   With the default completion both mixed leaders release on the other's report: the first
+   carry of the phase is where the (empty) completion counts as run. The CPU then opens the
+   next phase on its parity line, a step of its own. */
 inline leader_carry(s, k, got) {
   atomic {
     assert(s_count[s] == CMOD - 1 && s_cur[s] == k);
+#if !defined(COMPLETION)
+    if
+    :: completions[k] == 0 -> COMPLETION_RUNS(k)
+    :: else -> skip
+    fi;
+#endif
     assert(completions[k] == 1);                  /* the completion ran first */
+#if defined(BUG_OPEN_BEFORE_CARRY)
+  };
+  atomic {                                        /* BUG: waiters released before the carry */
+    if
+    :: s == 0 -> s_open[0] = 1 - s_parity[0]
+    :: else -> skip
+    fi
+  };
+  atomic {
+#endif
     s_count[s] = 0; s_parity[s] = 1 - s_parity[s]; s_cur[s]++;
     if
     :: got == 0 -> s_mixed[s] = false
     :: else -> skip
     fi
-  }
+  };
+#if !defined(BUG_OPEN_BEFORE_CARRY)
+  open_next_phase(s)
+#else
+  skip
+#endif
 }
 
 /* complete_side_phase(s, ns, mixed) by the leader of absolute phase k */
@@ -319,6 +387,17 @@ inline complete_side_phase(s, k, ns, mixed, np, got, hit) {
 #endif
         ;
         leader_carry(s, k, got)
+#if !defined(COMPLETION)
+     :: s == 1 ->                                 /* GPU: read, report, then wait if needed */
+        atomic { hit = NOT_BEHIND(r_phase[0], np); got = SHARE_OF(r_phase[0], r_share[0], np);
+                 if :: hit -> REPORT_CHECK(r_phase[0], np) :: else -> skip fi };
+        atomic { r_phase[1] = np; r_share[1] = ns };
+        if
+        :: hit -> hit = false
+        :: else -> wait_for_report(0, np, got)
+        fi;
+        leader_carry(s, k, got)
+#else
      :: s == 1 ->                                 /* GPU: wait, complete, release, report */
         cpu_report_for(np, got, hit);
 #if defined(BUG_GPU_RELEASE_FIRST)
@@ -331,6 +410,7 @@ inline complete_side_phase(s, k, ns, mixed, np, got, hit) {
         leader_carry(s, k, got);
 #endif
         atomic { r_phase[1] = np; r_share[1] = ns }
+#endif
      fi
   fi;
   atomic { np = 0; got = 0 }
@@ -424,11 +504,16 @@ inline arrive_counting(s, k, w, drop, central, tok, done, fetches, before, mine,
      :: else -> skip
      fi;
      if
-     :: reached == CMOD -> done = true            /* completed by its carry (step 0) */
+     :: reached == CMOD -> done = true;           /* completed by its carry (step 0) */
+        atomic { open_next_phase(s) }
      :: reached == TARGET(mixed) && STEP(mixed) == 1 ->
         complete_side_phase(s, k, ns, mixed, np, got, fetches); done = true
      :: else -> done = false;
+#if defined(COMPLETION)
         fetches = (s == 1 && before == 0 && mixed)  /* the GPU's first arriver copies */
+#else
+        fetches = false
+#endif
      fi
   fi;
   before = 0; mine = 0; reached = 0; ns = 0
@@ -449,7 +534,8 @@ proctype participant(byte id; byte s; byte w; byte d) {
      :: done -> skip                              /* completed token: returns at once */
      :: else ->
         atomic {                                  /* wait(token) */
-          (central && c_phase != tok) || (!central && s_parity[s] != tok) ->
+          (central && c_phase != tok) || (!central && s == 0 && s_open[0] != tok) ||
+          (!central && s == 1 && s_parity[1] != tok) ->
           skip
         }
      fi;

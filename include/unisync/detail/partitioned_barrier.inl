@@ -94,16 +94,24 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_part
     // Cheap here, and it catches arrivals that slipped in before the arm.
     UNISYNC_EXPECTS(reached <= target, too_many);
   }
-  if (reached == (cuda::std::uint64_t{1} << 32)) return arrival_token(parity, weight, false, false, true);
+  if (reached == (cuda::std::uint64_t{1} << 32)) {
+    open_next_phase(side, before);
+    return arrival_token(parity, weight, false, false, true);
+  }
   if (reached == target && step == 1) {
     complete_side_phase(side, next_share, (before & mixed_flag) != 0);
     return arrival_token(parity, weight, false, false, true);
   }
-  // The side's first arriver, on the GPU, fetches the CPU's report while the others gather
-  // (in wait(), which may block; arrive() must not): the leader then finds it in device
-  // memory instead of reading across the link after the gathering.
-  bool const fetches_report = detail::running_on_device() && first && (before & mixed_flag) != 0;
-  return arrival_token(parity, weight, false, fetches_report, false);
+  // With a completion function, the side's first arriver on the GPU fetches the CPU's
+  // report while the others gather (in wait(), which may block; arrive() must not): the
+  // leader then finds it in device memory instead of reading across the link after the
+  // gathering. (With the default completion the leader reads it while its own report's
+  // fence drains, which costs no more.)
+  bool const fetches_report =
+      !completes_in_arrival && detail::running_on_device() && first && (before & mixed_flag) != 0;
+  bool const polls_open_parity =
+      !detail::running_on_device() && participants >= Backoff::tuning::host_hint_min_participants;
+  return arrival_token(parity, weight, false, fetches_report, false, polls_open_parity);
 }
 
 template <class CompletionFunction, class Backoff>
@@ -166,7 +174,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
   if (!mixed) {
     // The other side takes no part: this side completes alone, with its completion.
     central_.completion();
-    word.fetch_add(carry, detail::memory_order_release);
+    open_next_phase(side, word.fetch_add(carry, detail::memory_order_release));
     return;
   }
   detail::own_side_word<cuda::std::uint32_t> const handshakes(side.handshake_phase);
@@ -175,20 +183,32 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
   cuda::std::uint64_t const my_report = (static_cast<cuda::std::uint64_t>(next_phase) << report_phase_shift) | next_share;
   // The carry releases the side; when the other side reports no participants left, the
   // same addition clears the mixed flag, and the side completes alone from then on.
+  // A report of a later phase (the other side already went on, see below) shows that the
+  // other side has participants in it: only a report of this phase can say it has none.
   auto release_side = [&](cuda::std::uint64_t other_report) {
-    bool const other_left = (other_report & missing_mask) == 0;
-    word.fetch_add(carry - (other_left ? mixed_flag : 0), detail::memory_order_release);
+    bool const other_left = static_cast<cuda::std::uint32_t>(other_report >> report_phase_shift) == next_phase &&
+                            (other_report & missing_mask) == 0;
+    open_next_phase(side, word.fetch_add(carry - (other_left ? mixed_flag : 0), detail::memory_order_release));
   };
-  // The GPU completes while GPU threads take part: it waits for the CPU's report, runs the
-  // completion, releases its side, then reports. The CPU reports first and waits for the
-  // GPU's report, which therefore also says the completion has run. The GPU side, which
-  // gathers more arrivals over a slower path, is usually the last to arrive: then a phase
-  // costs one crossing of the link on its critical path instead of a round trip (measured
-  // on the H100 with the CPU completing: 6.7-9.4 us per mixed phase).
+  // The CPU reports first and waits for the GPU's report.
   if (!detail::running_on_device()) {
     atomic_at<across_sides>(reports_.from_cpu).store(my_report, detail::memory_order_release);
     release_side(wait_for_report(reports_.from_gpu, next_phase));
+  } else if constexpr (completes_in_arrival) {
+    // Nothing to run once per phase: the GPU reports first too, and each side releases
+    // itself once it sees the other's report, so that a phase costs one crossing of the
+    // link in each direction, in parallel, instead of a round trip (on the H100 one
+    // CPU thread and 132 blocks: 4.2 us between GPU leaders reporting after the
+    // completion, with 2.0 of them waiting for the CPU's report). A side may then see the
+    // other's report of the phase after; release_side reads it as such.
+    release_side(report_gpu_then_read_cpu(my_report, next_phase));
   } else {
+    // The GPU runs the completion while GPU threads take part: it waits for the CPU's
+    // report, runs the completion, releases its side, then reports, so that the GPU's
+    // report also says the completion has run. The GPU side, which gathers more arrivals
+    // over a slower path, is usually the last to arrive: then a phase costs one crossing
+    // on its critical path instead of a round trip (measured on the H100 with the CPU
+    // completing: 6.7-9.4 us per mixed phase).
     cuda::std::uint64_t const cpu_report = cpu_report_for(next_phase);
     central_.completion();
     // Device scope releases this side's own waiters: the acquire of the CPU's report was
@@ -197,6 +217,31 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
     release_side(cpu_report);
     atomic_at<across_sides>(reports_.from_gpu).store(my_report, detail::memory_order_release);
   }
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::open_next_phase(
+    side_part& side, cuda::std::uint64_t word_in_closed_phase)
+{
+  // Release: the waiters that see the new parity here acquire what the carry released.
+  NV_IF_TARGET(NV_IS_HOST, (detail::own_side_word<cuda::std::uint32_t>(side.open_parity)
+                                .store(static_cast<cuda::std::uint32_t>(word_in_closed_phase >> side_parity_shift) ^ 1u,
+                                       detail::memory_order_release);))
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_partitioned_barrier<CompletionFunction, Backoff>::report_gpu_then_read_cpu(
+    cuda::std::uint64_t my_report, cuda::std::uint32_t next_phase)
+{
+  using detail::across_sides;
+  using detail::atomic_at;
+  // The read of the CPU's report crosses the link (about 1 us) while the fence that
+  // releases this side's arrivals to the CPU drains (0.7-1 us on the H100): the one
+  // system-scope fence is the acquire of what it read and the release of the report.
+  cuda::std::uint64_t const seen = atomic_at<across_sides>(reports_.from_cpu).load(detail::memory_order_relaxed);
+  cuda::atomic_thread_fence(detail::memory_order_acq_rel, across_sides);
+  atomic_at<across_sides>(reports_.from_gpu).store(my_report, detail::memory_order_relaxed);
+  return reported_at_least(seen, next_phase) ? seen : wait_for_report(reports_.from_cpu, next_phase);
 }
 
 template <class CompletionFunction, class Backoff>
@@ -245,9 +290,10 @@ template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE constexpr bool basic_partitioned_barrier<CompletionFunction, Backoff>::reported_at_least(
     cuda::std::uint64_t report, cuda::std::uint32_t next_phase) noexcept
 {
-  // The handshake alternates, so a report is never ahead of the phase awaited (the model
-  // in test/models checks it); comparing as a wrapping 20-bit counter rather than with ==
-  // costs nothing, and an unsigned >= would accept the previous report once phases wrap.
+  // A report is the awaited phase's or, when both sides report before they wait (the
+  // default completion), the next one's (the model in test/models checks it): compared as
+  // a wrapping 20-bit counter; an unsigned >= would accept the previous report once
+  // phases wrap.
   auto const reported = static_cast<cuda::std::uint32_t>(report >> report_phase_shift);
   return static_cast<cuda::std::int32_t>((reported - next_phase) << (32 - 20)) >= 0;
 }
@@ -264,8 +310,10 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_partitioned_barrier<CompletionFunc
         // Poll at once again: on the GPU each poll is itself a read across the link (~1 us).
         return reported_at_least(seen, next_phase) ? 0u : 1u;
       });
-  UNISYNC_ASSERT(static_cast<cuda::std::uint32_t>(seen >> report_phase_shift) == next_phase,
-                 "partitioned_barrier: the other side reported a later phase than the one completing");
+  UNISYNC_ASSERT(static_cast<cuda::std::uint32_t>(seen >> report_phase_shift) == next_phase ||
+                     (completes_in_arrival &&
+                      static_cast<cuda::std::uint32_t>(seen >> report_phase_shift) == ((next_phase + 1) & side_phase_mask)),
+                 "partitioned_barrier: the other side reported a phase beyond the one completing and the next");
   return seen;
 }
 
@@ -279,6 +327,11 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
     cuda::std::uint64_t const now = detail::atomic_at<detail::across_sides>(self.central_.phase_and_missing).load(order);
     if (static_cast<cuda::std::uint32_t>(now >> phase_shift) != token.phase_) return 0;
     missing = static_cast<cuda::std::uint32_t>(now & missing_mask);
+  } else if (token.polls_open_parity_) {
+    // A CPU waiter among many polls the parity line (see side_part::open_parity). A
+    // forecast read from the word would take its line from the arrivals, and on the host
+    // every forecast below some 500 missing arrivals spins anyway.
+    return detail::own_side_word<cuda::std::uint32_t>(self.cpu_.open_parity).load(order) != token.phase_ ? 0 : 1;
   } else {
     cuda::std::uint64_t const now = detail::own_side_word<cuda::std::uint64_t>(my_side().word).load(order);
     if (static_cast<cuda::std::uint32_t>(now >> side_parity_shift) != token.phase_) return 0;
