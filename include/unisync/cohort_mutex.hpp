@@ -54,8 +54,8 @@ namespace unisync {
  * that side; without the advice it is still correct, only slower.
  *
  * When to choose it (benchmark/results/h100, PCIe H100, 4 CPU threads and 132 GPU blocks):
- * the default lock for CPU and GPU threads together. It served 6.3e5 critical sections/s,
- * half to each side, longest wait 1.6 ms; `mutex` served 3.2e6/s but gave the CPU 97% and
+ * the default lock for CPU and GPU threads together. It served 6.4e5 critical sections/s,
+ * half to each side, longest wait 1.6 ms; `mutex` served 3.5e6/s but gave the CPU 98% and
  * kept GPU waiters up to 121 ms; `ticket_mutex` served 1.2e4/s (every FIFO handoff crosses
  * the link). For GPU threads alone take a device-scope lock instead. On a link with native
  * host atomics (NVLink-C2C) it should still win, without a mode switch: its passes within

@@ -36,8 +36,8 @@ namespace unisync {
  * publishes. Only plain loads and stores with system-scope release/acquire cross the link:
  * on the H100 machine a CPU<->GPU round trip through memory costs about 2 us, while
  * atomics on one managed word migrate its page on every cross access (libcu++'s system
- * barrier: 503-635 us per phase). The CPU's waiters poll a line of their own, stored after
- * each carry, not the word the CPU's arrivals add to.
+ * barrier: 516-569 us per phase). Many CPU waiters poll a line of their own, stored after
+ * each carry, rather than the word the CPU's arrivals add to.
  *
  * How `expected` is split: the first phase runs on one central word in managed memory
  * (correct for any split, slow once) while each side also counts its own arrivals on its
@@ -64,13 +64,13 @@ namespace unisync {
  * in its own memory that then only tells it to go on to the central word).
  *
  * When to choose it (benchmark/results/h100, PCIe H100): the default barrier for CPU and
- * GPU participants together: 4.0 us per phase with 1 CPU thread and 1 block of 128
- * threads, 5.1 us with 4 and 132, 7.7 us with 15 and 132, against libcu++'s system
- * barrier's 528, 503 and 635 us (mixed cells vary up to 2x between runs). With GPU
- * threads alone it is the fastest system-scope barrier (132 blocks: 1.76 us against
- * `barrier`'s 2.41 us; `barrier` at device scope 1.71 us); with CPU threads alone it runs
- * `barrier`'s algorithm on its CPU word (4 threads: 0.50 against 0.39 us, 15 threads 2.5
- * against 3.2 us; CPU cells vary by more than that between runs).
+ * GPU participants together: 3.7 us per phase with 1 CPU thread and 1 block of 128
+ * threads, 3.9 us with 4 and 132, 4.0 us with 15 and 132, 4.5 us with 15 and 528,
+ * against libcu++'s system barrier's 516, 516, 527 and 569 us (mixed cells vary between
+ * runs: 15 x 528 took 4.5-7.2 us in three). With GPU threads alone it is the fastest
+ * system-scope barrier (132 blocks: 1.39 us against `barrier`'s 1.69 us; `barrier` at
+ * device scope 1.12 us); with CPU threads alone it runs `barrier`'s algorithm on its CPU
+ * word (4 threads: 0.40 against 0.29 us, 15 threads 1.15 against 1.20 us).
  *
  * Memory ordering: everything a participant did before arriving is visible to the
  * completion function and to every participant after its wait returns. Side arrivals are
