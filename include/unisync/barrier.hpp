@@ -185,8 +185,8 @@ class basic_barrier {
 
   UNISYNC_HOST_DEVICE arrival_token arrive_counting(cuda::std::uint32_t weight, bool drops);
   UNISYNC_HOST_DEVICE void complete_phase(cuda::std::uint32_t parity);
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token,
-                                                              cuda::std::memory_order order) const;
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token, cuda::std::memory_order order,
+                                                              bool trust_hint) const;
   UNISYNC_HOST_DEVICE bool try_wait_within(arrival_token const& token, cuda::std::uint64_t timeout_ns) const;
 
   // Parity | arrival count | participants. Written by every arrival, arm and carry (fetch_add).
@@ -196,9 +196,9 @@ class basic_barrier {
   // System scope: the parity of the open phase, stored (relaxed) by the thread that
   // completes a phase, after its carry. Host waiters of a barrier with many participants
   // (tuning::host_hint_min_participants) poll this line and look at the word only once it
-  // changes: every poll of the word takes a shared copy of its line, which the next
-  // arrival's read-modify-write must take back from every waiter. It is a hint; the
-  // waiters synchronize through the word.
+  // changes (and at every 64th poll, detail::hint_polls): every poll of the word takes a
+  // shared copy of its line, which the next arrival's read-modify-write must take back
+  // from every waiter. It is a hint; the waiters decide and synchronize on the word.
   alignas(detail::cache_line_size) cuda::std::uint32_t open_parity_ = 0;
 };
 

@@ -36,8 +36,8 @@ namespace unisync {
  * publishes. Only plain loads and stores with system-scope release/acquire cross the link:
  * on the H100 machine a CPU<->GPU round trip through memory costs about 2 us, while
  * atomics on one managed word migrate its page on every cross access (libcu++'s system
- * barrier: 516-569 us per phase). Many CPU waiters poll a line of their own, stored after
- * each carry, rather than the word the CPU's arrivals add to.
+ * barrier: 495-596 us per phase). Many CPU waiters poll a hint line, stored after each
+ * carry, before they look at the word the CPU's arrivals add to.
  *
  * How `expected` is split: the first phase runs on one central word in managed memory
  * (correct for any split, slow once) while each side also counts its own arrivals on its
@@ -65,12 +65,13 @@ namespace unisync {
  *
  * When to choose it (benchmark/results/h100, PCIe H100): the default barrier for CPU and
  * GPU participants together: 3.7 us per phase with 1 CPU thread and 1 block of 128
- * threads, 3.9 us with 4 and 132, 4.0 us with 15 and 132, 4.5 us with 15 and 528,
- * against libcu++'s system barrier's 516, 516, 527 and 569 us (mixed cells vary between
- * runs: 15 x 528 took 4.5-7.2 us in three). With GPU threads alone it is the fastest
- * system-scope barrier (132 blocks: 1.39 us against `barrier`'s 1.69 us; `barrier` at
+ * threads, 4.4 us with 4 and 132, 4.3 us with 15 and 132, 4.7 us with 15 and 528,
+ * against libcu++'s system barrier's 503, 495, 596 and 559 us (mixed cells vary between
+ * runs: 15 x 528 took 4.5-7.2 us in four). With GPU threads alone it is the fastest
+ * system-scope barrier (132 blocks: 1.39 us against `barrier`'s 1.75 us; `barrier` at
  * device scope 1.12 us); with CPU threads alone it runs `barrier`'s algorithm on its CPU
- * word (4 threads: 0.40 against 0.29 us, 15 threads 1.15 against 1.20 us).
+ * word, but is slower with few threads (4 threads: 0.56 against 0.39 us; 15 threads 1.58
+ * against 1.76 us).
  *
  * Memory ordering: everything a participant did before arriving is visible to the
  * completion function and to every participant after its wait returns. Side arrivals are
@@ -82,8 +83,8 @@ namespace unisync {
  * at system scope (the GPU leader of the default completion with one fence.acq_rel.sys
  * between its read of the CPU's report and its store of its own); the completion runs
  * after both acquires; the leaders' release carries (and the GPU's report release) carry
- * everything to the waiters, who poll with acquire loads (the CPU's the parity line,
- * which the carrier release-stores after its carry). Releases and acquires are cumulative under the PTX model and causality
+ * everything to the waiters, who poll with acquire loads (many CPU waiters poll a hint
+ * line first, then the word). Releases and acquires are cumulative under the PTX model and causality
  * order chains through synchronizations of different scopes, so the chain orders every
  * participant's writes before every participant's reads.
  *
@@ -227,11 +228,12 @@ class basic_partitioned_barrier {
     // on the GPU side only), or no_report. Written by that arriver; taken (exchanged for
     // no_report) by the leader, so that a copy is never older than the previous phase's.
     alignas(detail::cache_line_size) cuda::std::uint64_t cpu_report_copy = no_report;
-    // The parity of the side's open phase, stored after each carry (CPU side only): with
-    // many CPU participants (tuning::host_hint_min_participants) the CPU's waiters poll
-    // this line, not the word. Every poll of the word takes a shared copy of its line,
-    // which the next arrival's read-modify-write must then take back from every waiter;
-    // on this line the waiters cost that once per phase.
+    // The parity of the side's open phase, stored (relaxed) after each carry, CPU side
+    // only: a hint, as basic_barrier's open_parity_. With many CPU participants
+    // (tuning::host_hint_min_participants) the CPU's waiters poll this line and look at
+    // the word, which decides, only once it changes (and at every 64th poll). Every poll
+    // of the word takes a shared copy of its line, which the next arrival's
+    // read-modify-write must then take back from every waiter.
     alignas(detail::cache_line_size) cuda::std::uint32_t open_parity = 0;
   };
 
@@ -271,8 +273,8 @@ class basic_partitioned_barrier {
   UNISYNC_HOST_DEVICE void copy_cpu_report(arrival_token const& token);
   UNISYNC_HOST_DEVICE static constexpr bool reported_at_least(cuda::std::uint64_t report,
                                                               cuda::std::uint32_t next_phase) noexcept;
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token,
-                                                               cuda::std::memory_order order) const;
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token, cuda::std::memory_order order,
+                                                               bool trust_hint) const;
   UNISYNC_HOST_DEVICE bool try_wait_within(arrival_token const& token, cuda::std::uint64_t timeout_ns) const;
 
   central_part central_;

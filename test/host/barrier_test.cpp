@@ -138,6 +138,20 @@ TYPED_TEST(HostBarrier, NoParticipantLeavesPhaseEarlyWithTheDefaultCompletion)
   }
 }
 
+TYPED_TEST(HostBarrier, AWaiterDecidesOnTheWordWhenTheHintLooksUnchanged)
+{
+  // Enough participants that a host waiter polls the hint line first.
+  constexpr auto participants = static_cast<std::ptrdiff_t>(unisync::tuning::host_hint_min_participants + 1);
+  auto barrier = TestFixture::make(participants);
+  barrier->wait(barrier->arrive(participants));  // phase 0: a partitioned barrier learns its split
+  auto token = barrier->arrive(1);
+  barrier->wait(barrier->arrive(participants - 1));  // completes the phase, then stores the hint
+  unisync::detail::test_access::flip_hint(*barrier);
+  EXPECT_TRUE(barrier->try_wait(token));
+  EXPECT_TRUE(barrier->try_wait_for(token, 10s)) << "a stale hint held a waiter of a completed phase";
+  barrier->wait(std::move(token));  // returns within 64 polls, or the test times out
+}
+
 TYPED_TEST(HostBarrier, ArriveAndDropShrinksLaterPhases)
 {
   TestFixture::template check_drops<checking_completion>(4, 10, 10, 100);

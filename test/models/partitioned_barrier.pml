@@ -39,15 +39,14 @@
  *                              carry, clearing mixed as the CPU
  *                         GPU, completion function: got = cpu_report_for(np); completion();
  *                              carry, clearing mixed as the CPU; from_gpu.store(np | ns)
- *                         every carry on the CPU is followed by open_next_phase: the new
- *                         parity stored to cpu_.open_parity
  *   wait_for_report(r, np) poll r until its phase - np, read as a signed wrapping number,
  *                         is >= 0; debug check that the phase is np (or, with the default
  *                         completion, np + 1: the other side reported and went on); a
  *                         report of np + 1 says the other side has participants
- *   wait(token)           a completed token returns at once; else poll until it differs:
- *                         central: the central phase; CPU side: open_parity; GPU side:
- *                         the word's parity
+ *   wait(token)           a completed token returns at once; else poll the token's word
+ *                         (central: its phase; side: its parity) until it differs; the
+ *                         CPU's hint line (open_parity) is not modeled: many CPU waiters
+ *                         poll it, but decide on the word alone (see barrier.pml)
  *   arrive_and_drop()     arrive_counting(1, true)
  * Memory words: the central word (phase, missing) and the side words (parity, count,
  * learning, mixed, participants) are each one 64-bit word in the code, here a tuple always
@@ -115,9 +114,6 @@
  *                              the CPU's phase-2 report (share 0) while it completes phase
  *                              1, completes alone from then on, and the CPU leader of phase
  *                              2 waits forever for the GPU's report (deadlock)
- *   -DBUG_OPEN_BEFORE_CARRY    the CPU leader stores the new parity to open_parity before its
- *                              carry: a CPU waiter leaves and arrives again in the phase
- *                              that has not ended (assertion)
  *   -DBUG_REPORT_UNSIGNED      the report phases compared as unsigned numbers (>=): after
  *                              the phase wraps (np = 0), the stale report of phase 7
  *                              passes: the debug check fires (assertion), and with
@@ -218,7 +214,6 @@ byte fp_drops[2];             /* learning_base - the participants field while le
 bit s_parity[2];
 byte s_count[2];              /* the count field, modulo CMOD */
 bool s_mixed[2];
-bit s_open[2];                /* open_parity: the CPU side's waiters poll s_open[0] */
 byte s_parts[2];              /* the participants field */
 byte hphase[2];               /* handshake_phase (mod PM) */
 /* reports_: from_cpu (0), from_gpu (1): next phase (mod PM) | share */
@@ -325,18 +320,9 @@ inline add_to_count(s, add) {
   fi
 }
 
-/* open_next_phase: the CPU side stores its new parity where its waiters poll */
-inline open_next_phase(s) {
-  if
-  :: s == 0 -> s_open[0] = s_parity[0]
-  :: else -> skip
-  fi
-}
-
 /* The leader's carry: the count stood one short; clears mixed when the other side left.
    With the default completion both mixed leaders release on the other's report: the first
-   carry of the phase is where the (empty) completion counts as run. The CPU then opens the
-   next phase on its parity line, a step of its own. */
+   carry of the phase is where the (empty) completion counts as run. */
 inline leader_carry(s, k, got) {
   atomic {
     assert(s_count[s] == CMOD - 1 && s_cur[s] == k);
@@ -347,27 +333,12 @@ inline leader_carry(s, k, got) {
     fi;
 #endif
     assert(completions[k] == 1);                  /* the completion ran first */
-#if defined(BUG_OPEN_BEFORE_CARRY)
-  };
-  atomic {                                        /* BUG: waiters released before the carry */
-    if
-    :: s == 0 -> s_open[0] = 1 - s_parity[0]
-    :: else -> skip
-    fi
-  };
-  atomic {
-#endif
     s_count[s] = 0; s_parity[s] = 1 - s_parity[s]; s_cur[s]++;
     if
     :: got == 0 -> s_mixed[s] = false
     :: else -> skip
     fi
-  };
-#if !defined(BUG_OPEN_BEFORE_CARRY)
-  open_next_phase(s)
-#else
-  skip
-#endif
+  }
 }
 
 /* complete_side_phase(s, ns, mixed) by the leader of absolute phase k */
@@ -504,8 +475,7 @@ inline arrive_counting(s, k, w, drop, central, tok, done, fetches, before, mine,
      :: else -> skip
      fi;
      if
-     :: reached == CMOD -> done = true;           /* completed by its carry (step 0) */
-        atomic { open_next_phase(s) }
+     :: reached == CMOD -> done = true            /* completed by its carry (step 0) */
      :: reached == TARGET(mixed) && STEP(mixed) == 1 ->
         complete_side_phase(s, k, ns, mixed, np, got, fetches); done = true
      :: else -> done = false;
@@ -534,8 +504,7 @@ proctype participant(byte id; byte s; byte w; byte d) {
      :: done -> skip                              /* completed token: returns at once */
      :: else ->
         atomic {                                  /* wait(token) */
-          (central && c_phase != tok) || (!central && s == 0 && s_open[0] != tok) ||
-          (!central && s == 1 && s_parity[1] != tok) ->
+          (central && c_phase != tok) || (!central && s_parity[s] != tok) ->
           skip
         }
      fi;

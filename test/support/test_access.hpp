@@ -46,6 +46,18 @@ struct test_access {
   {
     barrier.central_.flat = 1;
   }
+  /// Flips the host waiters' hint line, as a completing thread's late store (after it left
+  /// with arrive_and_drop) can: the hint then shows the open phase as the previous one.
+  template <cuda::thread_scope Scope, class Completion, class Backoff>
+  static void flip_hint(basic_barrier<Scope, Completion, Backoff>& barrier)
+  {
+    barrier.open_parity_ ^= 1u;
+  }
+  template <class Completion, class Backoff>
+  static void flip_hint(basic_partitioned_barrier<Completion, Backoff>& barrier)
+  {
+    barrier.cpu_.open_parity ^= 1u;
+  }
   /// Pretends the first phase found `cpu_share` CPU and `gpu_share` GPU participants.
   template <class Completion, class Backoff>
   static void assume_split(basic_partitioned_barrier<Completion, Backoff>& barrier, cuda::std::uint32_t cpu_share,

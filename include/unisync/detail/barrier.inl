@@ -71,13 +71,14 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::comp
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::forecast_to_release(
-    arrival_token const& token, cuda::std::memory_order order) const
+    arrival_token const& token, cuda::std::memory_order order, bool trust_hint) const
 {
   // A host waiter among many polls the hint (see open_parity_) until it shows another
-  // phase, and only then the word, whose acquire load synchronizes. On the host a forecast
-  // spins below some 500 missing arrivals anyway.
-  if (token.polls_hint_ && detail::atomic_at<Scope>(const_cast<cuda::std::uint32_t&>(open_parity_))
-                                   .load(detail::memory_order_relaxed) == token.parity_) {
+  // phase, and only then the word, whose acquire load decides and synchronizes. On the
+  // host a forecast spins below some 500 missing arrivals anyway.
+  if (trust_hint && token.polls_hint_ &&
+      detail::atomic_at<Scope>(const_cast<cuda::std::uint32_t&>(open_parity_)).load(detail::memory_order_relaxed) ==
+          token.parity_) {
     return 1;
   }
   // The word is only read here; atomic_ref needs a non-const reference.
@@ -97,14 +98,16 @@ template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::wait(arrival_token&& token) const
 {
   if (token.completed_phase_) return;  // its addition completed and acquired the phase
-  auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order); };
+  detail::hint_polls hint;
+  auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order, hint.trust_next()); };
   detail::wait_for_turn<Backoff>(forecast);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_barrier<Scope, CompletionFunction, Backoff>::try_wait(arrival_token const& token) const
 {
-  return token.completed_phase_ || forecast_to_release(token, detail::memory_order_acquire) == 0;
+  // The word, not the hint: the phase has completed once the word says so.
+  return token.completed_phase_ || forecast_to_release(token, detail::memory_order_acquire, false) == 0;
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
@@ -112,8 +115,9 @@ UNISYNC_HOST_DEVICE bool basic_barrier<Scope, CompletionFunction, Backoff>::try_
     arrival_token const& token, cuda::std::uint64_t timeout_ns) const
 {
   if (token.completed_phase_) return true;
+  detail::hint_polls hint;
   return detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns), [&](cuda::std::memory_order order) {
-    return forecast_to_release(token, order);
+    return forecast_to_release(token, order, hint.trust_next());
   });
 }
 

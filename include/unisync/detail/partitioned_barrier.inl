@@ -223,10 +223,10 @@ template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::open_next_phase(
     side_part& side, cuda::std::uint64_t word_in_closed_phase)
 {
-  // Release: the waiters that see the new parity here acquire what the carry released.
+  // A hint (see side_part::open_parity): the waiters decide and synchronize on the word.
   NV_IF_TARGET(NV_IS_HOST, (detail::own_side_word<cuda::std::uint32_t>(side.open_parity)
                                 .store(static_cast<cuda::std::uint32_t>(word_in_closed_phase >> side_parity_shift) ^ 1u,
-                                       detail::memory_order_release);))
+                                       detail::memory_order_relaxed);))
 }
 
 template <class CompletionFunction, class Backoff>
@@ -319,7 +319,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_partitioned_barrier<CompletionFunc
 
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunction, Backoff>::forecast_to_release(
-    arrival_token const& token, cuda::std::memory_order order) const
+    arrival_token const& token, cuda::std::memory_order order, bool trust_hint) const
 {
   auto& self = const_cast<basic_partitioned_barrier&>(*this);
   cuda::std::uint32_t missing = 0;
@@ -327,11 +327,13 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
     cuda::std::uint64_t const now = detail::atomic_at<detail::across_sides>(self.central_.phase_and_missing).load(order);
     if (static_cast<cuda::std::uint32_t>(now >> phase_shift) != token.phase_) return 0;
     missing = static_cast<cuda::std::uint32_t>(now & missing_mask);
-  } else if (token.polls_open_parity_) {
-    // A CPU waiter among many polls the parity line (see side_part::open_parity). A
-    // forecast read from the word would take its line from the arrivals, and on the host
-    // every forecast below some 500 missing arrivals spins anyway.
-    return detail::own_side_word<cuda::std::uint32_t>(self.cpu_.open_parity).load(order) != token.phase_ ? 0 : 1;
+  } else if (trust_hint && token.polls_open_parity_ &&
+             detail::own_side_word<cuda::std::uint32_t>(self.cpu_.open_parity).load(detail::memory_order_relaxed) ==
+                 token.phase_) {
+    // A CPU waiter among many polls the hint (see side_part::open_parity) until it shows
+    // another phase, then the word. On the host every forecast below some 500 missing
+    // arrivals spins anyway.
+    return 1;
   } else {
     cuda::std::uint64_t const now = detail::own_side_word<cuda::std::uint64_t>(my_side().word).load(order);
     if (static_cast<cuda::std::uint32_t>(now >> side_parity_shift) != token.phase_) return 0;
@@ -353,7 +355,8 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
 {
   if (token.completed_phase_) return;  // its addition completed and acquired the phase
   if (token.fetches_report_) const_cast<basic_partitioned_barrier&>(*this).copy_cpu_report(token);
-  auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order); };
+  detail::hint_polls hint;
+  auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order, hint.trust_next()); };
   detail::wait_for_turn<Backoff>(forecast);
 }
 
@@ -361,7 +364,8 @@ template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::try_wait(
     arrival_token const& token) const
 {
-  return token.completed_phase_ || forecast_to_release(token, detail::memory_order_acquire) == 0;
+  // The word, not the hint: the phase has completed once the word says so.
+  return token.completed_phase_ || forecast_to_release(token, detail::memory_order_acquire, false) == 0;
 }
 
 template <class CompletionFunction, class Backoff>
@@ -370,9 +374,10 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>:
 {
   if (token.completed_phase_) return true;
   // No report copy here: a timed wait must not spend its time across the link.
+  detail::hint_polls hint;
   return detail::wait_for_turn_until<Backoff>(
       detail::deadline::after(timeout_ns),
-      [&](cuda::std::memory_order order) { return forecast_to_release(token, order); });
+      [&](cuda::std::memory_order order) { return forecast_to_release(token, order, hint.trust_next()); });
 }
 
 template <class CompletionFunction, class Backoff>

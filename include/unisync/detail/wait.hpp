@@ -44,6 +44,19 @@ UNISYNC_HOST_DEVICE void wait_for_turn(ForecastToTurn forecast_to_turn)
   } while (forecast != 0);
 }
 
+/// Which polls of a waiter that polls a hint line (a barrier's open parity) may trust the
+/// hint: all but every 64th, which looks at the word it waits on instead. The thread that
+/// completes a phase stores the hint after its carry; if it leaves the barrier with that
+/// arrival (arrive_and_drop), its store can land after a later phase's and leave a value
+/// that looks unchanged to a waiter, which must cost polls, never a hang.
+class hint_polls {
+ public:
+  UNISYNC_HOST_DEVICE bool trust_next() noexcept { return (++polls_ & 63u) != 0; }
+
+ private:
+  cuda::std::uint32_t polls_ = 0;
+};
+
 /// Retries `attempt()`, which takes the turn itself when it succeeds (an exchange lock's
 /// try_lock), pausing by the Backoff policy for `forecast` between failed tries.
 template <class Backoff, class Attempt>
