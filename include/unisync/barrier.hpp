@@ -39,7 +39,9 @@ struct empty_completion {
  * its thread runs the completion and then adds the carry. No other state is shared.
  * Waiters poll the word, pausing in proportion to the arrivals still missing measured in
  * their own arrival's weight (a block of 128 threads waits in units of blocks, not
- * threads).
+ * threads). At system scope, host waiters of a barrier with many participants poll a hint
+ * line that the completing thread stores after its carry, and read the word once it
+ * changes (see open_parity_).
  *
  * The completion function runs exactly once per phase, in the last arriving thread,
  * before anyone is released, on whichever side that thread is: when CPU and GPU threads
