@@ -70,8 +70,11 @@ namespace unisync {
  * runs: 15 x 528 took 4.5-7.2 us in four). With GPU threads alone it is the fastest
  * system-scope barrier (132 blocks: 1.39 us against `barrier`'s 1.75 us; `barrier` at
  * device scope 1.12 us); with CPU threads alone it runs `barrier`'s algorithm on its CPU
- * word, but is slower with few threads (4 threads: 0.56 against 0.39 us; 15 threads 1.58
- * against 1.76 us).
+ * word, but was slower with few threads on the H100 host (1 thread: 0.041 against
+ * 0.018 us; 4 threads: 0.56 against 0.39 us; 15 threads 1.58 against 1.76 us). Its
+ * arrival was then a call that returned the token through the stack; inlined since, one
+ * thread costs what `barrier` does (2-core host: 0.014 us both, 0.027 before); the H100
+ * cells have not been measured again since.
  *
  * Memory ordering: everything a participant did before arriving is visible to the
  * completion function and to every participant after its wait returns. Side arrivals are
@@ -104,22 +107,24 @@ class basic_partitioned_barrier {
 
    private:
     friend class basic_partitioned_barrier;
-    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight, bool central,
-                                      bool fetches_report, bool completed_phase, bool polls_open_parity = false) noexcept
-        : phase_(phase),
-          weight_(weight),
-          central_(central),
-          fetches_report_(fetches_report),
-          completed_phase_(completed_phase),
-          polls_open_parity_(polls_open_parity)
+    // One word of flags, not one bool each, so that a token travels in registers: on x86
+    // separate bools are assembled on the stack and read back as one wider word, which
+    // stalls store forwarding on every arrival.
+    enum flag : cuda::std::uint32_t {
+      central = 1,            // counted on the central word (first phase, or flat mode)
+      fetches_report = 2,     // the GPU side's first arriver: copies the CPU's report
+      completed_phase = 4,    // this arrival completed (and acquired) the side's phase
+      polls_open_parity = 8,  // a CPU waiter among many: polls cpu_.open_parity
+    };
+    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight,
+                                      cuda::std::uint32_t flags) noexcept
+        : phase_(phase), weight_(weight), flags_(flags)
     {
     }
+    UNISYNC_HOST_DEVICE bool has(flag which) const noexcept { return (flags_ & which) != 0; }
     cuda::std::uint32_t phase_ = 0;  // central: the phase number; on a side: its parity
     cuda::std::uint32_t weight_ = 1;
-    bool central_ = true;           // counted on the central word (first phase, or flat mode)
-    bool fetches_report_ = false;   // the GPU side's first arriver: copies the CPU's report
-    bool completed_phase_ = false;  // this arrival completed (and acquired) the side's phase
-    bool polls_open_parity_ = false;  // a CPU waiter among many: polls cpu_.open_parity
+    cuda::std::uint32_t flags_ = central;
   };
 
   /// The largest expected count: 2^22 - 1 (in the first phase a side's drops count down

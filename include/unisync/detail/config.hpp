@@ -22,6 +22,17 @@
 #define UNISYNC_DEVICE
 #endif  // defined(__CUDACC__)
 
+// Inlines a hot path that the compiler's heuristics would leave out of line: on the host
+// a call there costs more than the path itself (partitioned_barrier's arrival, one CPU
+// thread on a 2-core host: 25 ns per phase out of line, 12 ns inlined, as `barrier`).
+#if defined(__CUDACC__)
+#define UNISYNC_FORCE_INLINE __forceinline__
+#elif defined(__GNUC__)
+#define UNISYNC_FORCE_INLINE inline __attribute__((always_inline))
+#else  // neither nvcc nor a GNU-compatible compiler
+#define UNISYNC_FORCE_INLINE inline
+#endif  // defined(__CUDACC__)
+
 // Per-operation precondition checks: on in debug builds, or when asked for.
 #if !defined(UNISYNC_ENABLE_ASSERTIONS)
 #if defined(NDEBUG)

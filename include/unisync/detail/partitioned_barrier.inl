@@ -21,7 +21,7 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::my_side() const
 }
 
 template <class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
 basic_partitioned_barrier<CompletionFunction, Backoff>::arrive(cuda::std::ptrdiff_t update)
 {
   UNISYNC_ASSERT(update > 0 && update <= max(), "partitioned_barrier::arrive(update) needs 0 < update <= max()");
@@ -29,7 +29,7 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive(cuda::std::ptrdif
 }
 
 template <class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
 basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_counting(cuda::std::uint32_t weight, bool drop)
 {
   side_part& side = my_side();
@@ -60,7 +60,7 @@ UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t basic_partitioned_barrier<Comp
 }
 
 template <class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
 basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_part& side, cuda::std::uint64_t before,
                                                                        cuda::std::uint32_t weight, bool drop)
 {
@@ -96,11 +96,11 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_part
   }
   if (reached == (cuda::std::uint64_t{1} << 32)) {
     open_next_phase(side, before);
-    return arrival_token(parity, weight, false, false, true);
+    return arrival_token(parity, weight, arrival_token::completed_phase);
   }
   if (reached == target && step == 1) {
     complete_side_phase(side, next_share, (before & mixed_flag) != 0);
-    return arrival_token(parity, weight, false, false, true);
+    return arrival_token(parity, weight, arrival_token::completed_phase);
   }
   // With a completion function, the side's first arriver on the GPU fetches the CPU's
   // report while the others gather (in wait(), which may block; arrive() must not): the
@@ -111,7 +111,9 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_part
       !completes_in_arrival && detail::running_on_device() && first && (before & mixed_flag) != 0;
   bool const polls_open_parity =
       !detail::running_on_device() && participants >= Backoff::tuning::host_hint_min_participants;
-  return arrival_token(parity, weight, false, fetches_report, false, polls_open_parity);
+  return arrival_token(parity, weight,
+                       (fetches_report ? arrival_token::fetches_report : 0u) |
+                           (polls_open_parity ? arrival_token::polls_open_parity : 0u));
 }
 
 template <class CompletionFunction, class Backoff>
@@ -125,7 +127,7 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_central(cuda::std
   auto const phase = static_cast<cuda::std::uint32_t>(before >> phase_shift);
   UNISYNC_ASSERT(weight <= missing, "partitioned_barrier::arrive(update) with update above the arrivals missing");
   if (missing == weight) complete_central_phase(phase);
-  return arrival_token(phase, weight, true, false, false);
+  return arrival_token(phase, weight, arrival_token::central);
 }
 
 template <class CompletionFunction, class Backoff>
@@ -323,11 +325,11 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
 {
   auto& self = const_cast<basic_partitioned_barrier&>(*this);
   cuda::std::uint32_t missing = 0;
-  if (token.central_) {
+  if (token.has(arrival_token::central)) {
     cuda::std::uint64_t const now = detail::atomic_at<detail::across_sides>(self.central_.phase_and_missing).load(order);
     if (static_cast<cuda::std::uint32_t>(now >> phase_shift) != token.phase_) return 0;
     missing = static_cast<cuda::std::uint32_t>(now & missing_mask);
-  } else if (trust_hint && token.polls_open_parity_ &&
+  } else if (trust_hint && token.has(arrival_token::polls_open_parity) &&
              detail::own_side_word<cuda::std::uint32_t>(self.cpu_.open_parity).load(detail::memory_order_relaxed) ==
                  token.phase_) {
     // A CPU waiter among many polls the hint (see side_part::open_parity) until it shows
@@ -353,8 +355,9 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::wait(arrival_token&& token) const
 {
-  if (token.completed_phase_) return;  // its addition completed and acquired the phase
-  if (token.fetches_report_) const_cast<basic_partitioned_barrier&>(*this).copy_cpu_report(token);
+  // Its addition completed and acquired the phase.
+  if (token.has(arrival_token::completed_phase)) return;
+  if (token.has(arrival_token::fetches_report)) const_cast<basic_partitioned_barrier&>(*this).copy_cpu_report(token);
   detail::hint_polls hint;
   auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order, hint.trust_next()); };
   detail::wait_for_turn<Backoff>(forecast);
@@ -365,14 +368,15 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>:
     arrival_token const& token) const
 {
   // The word, not the hint: the phase has completed once the word says so.
-  return token.completed_phase_ || forecast_to_release(token, detail::memory_order_acquire, false) == 0;
+  return token.has(arrival_token::completed_phase) ||
+         forecast_to_release(token, detail::memory_order_acquire, false) == 0;
 }
 
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::try_wait_within(
     arrival_token const& token, cuda::std::uint64_t timeout_ns) const
 {
-  if (token.completed_phase_) return true;
+  if (token.has(arrival_token::completed_phase)) return true;
   // No report copy here: a timed wait must not spend its time across the link.
   detail::hint_polls hint;
   return detail::wait_for_turn_until<Backoff>(
