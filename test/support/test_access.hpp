@@ -66,9 +66,38 @@ struct test_access {
     using barrier_type = basic_partitioned_barrier<Completion, Backoff>;
     barrier.cpu_ = {};
     barrier.gpu_ = {};
-    barrier.cpu_.handshake_phase = barrier.gpu_.handshake_phase = 1;
+    barrier.reports_ = {};
+    barrier.reports_.from_cpu = cpu_share;
+    barrier.reports_.from_gpu = gpu_share;
     barrier.cpu_.word = (gpu_share != 0 ? barrier_type::mixed_flag : 0) | cpu_share;
     barrier.gpu_.word = (cpu_share != 0 ? barrier_type::mixed_flag : 0) | gpu_share;
+  }
+  /// A side of a partitioned barrier, for host threads that stand in for GPU threads.
+  enum class side { cpu, gpu };
+  template <class Barrier>
+  static auto side_of(side which)
+  {
+    return which == side::gpu ? Barrier::side_kind::gpu : Barrier::side_kind::cpu;
+  }
+  /// arrive(update) and arrive_and_drop() as a thread of `which` side would call them.
+  template <class Completion, class Backoff>
+  static auto arrive_as(basic_partitioned_barrier<Completion, Backoff>& barrier, side which,
+                        cuda::std::uint32_t update = 1, bool drop = false)
+  {
+    return barrier.arrive_as(side_of<basic_partitioned_barrier<Completion, Backoff>>(which), update, drop);
+  }
+  /// wait(token) as a thread of `which` side would call it.
+  template <class Completion, class Backoff, class Token>
+  static void wait_as(basic_partitioned_barrier<Completion, Backoff> const& barrier, side which, Token&& token)
+  {
+    barrier.wait_as(side_of<basic_partitioned_barrier<Completion, Backoff>>(which), static_cast<Token&&>(token));
+  }
+  /// try_wait_for(token, timeout) as a thread of `which` side would call it.
+  template <class Completion, class Backoff, class Token>
+  static bool try_wait_for_as(basic_partitioned_barrier<Completion, Backoff> const& barrier, side which,
+                              Token const& token, cuda::std::uint64_t timeout_ns)
+  {
+    return barrier.try_wait_within(side_of<basic_partitioned_barrier<Completion, Backoff>>(which), token, timeout_ns);
   }
 
   template <cuda::thread_scope Scope, cuda::std::ptrdiff_t Max, class Backoff>

@@ -124,10 +124,10 @@ UNISYNC_HOST_DEVICE bool basic_barrier<Scope, CompletionFunction, Backoff>::try_
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arrive_and_wait()
 {
-  // On the device, the threads of a warp that call this together arrive as one group:
-  // one atomic for up to 32 arrivals, and a waiter that counts missing warps, not threads.
-  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (detail::group_arrive_and_wait(cooperative_groups::coalesced_threads(), *this);),
-                    (wait(arrive());))
+  // On the device, the threads of a warp that call this together on this barrier arrive
+  // as one group: one atomic for up to 32 arrivals, and a waiter that counts missing
+  // warps, not threads.
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (detail::group_arrive_and_wait_per_object(*this);), (wait(arrive());))
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>

@@ -34,7 +34,11 @@ __device__ inline bool group_any(cooperative_groups::thread_block const&, bool p
 template <unsigned Size, class Parent>
 __device__ bool group_any(cooperative_groups::thread_block_tile<Size, Parent> const& tile, bool predicate)
 {
-  return tile.any(predicate) != 0;
+  // A vote orders no memory: the sync after it orders the leader's acquire before every
+  // lane's later accesses (bar.warp.sync orders memory among the lanes it names).
+  bool const any = tile.any(predicate) != 0;
+  tile.sync();
+  return any;
 }
 
 /// The number of the group's threads that call this; synchronizes the group.
@@ -46,6 +50,9 @@ __device__ inline cuda::std::uint32_t group_count(cooperative_groups::thread_blo
 template <unsigned Size, class Parent>
 __device__ cuda::std::uint32_t group_count(cooperative_groups::thread_block_tile<Size, Parent> const& tile)
 {
+  // The sync orders every lane's earlier writes before the leader's release; the ballot
+  // alone orders no memory.
+  tile.sync();
   return static_cast<cuda::std::uint32_t>(__popc(tile.ballot(1)));
 }
 
@@ -91,6 +98,25 @@ __device__ void group_arrive_and_wait(Group const& group, Barrier& barrier)
   cuda::std::uint32_t const arrivals = group_count(group);
   if (is_group_leader(group)) barrier.wait(barrier.arrive(arrivals));
   group.sync();
+}
+
+/// Per-thread arrive_and_wait() on the device: the converged lanes of the warp that name
+/// the same barrier arrive with one atomic (each still one arrival), lanes that name other
+/// barriers in the same call are separate calls. The lowest such lane arrives for the
+/// others and waits; the warp syncs before (ordering every lane's writes before that
+/// lane's release) and after (spreading its acquire to the lanes).
+template <class Barrier>
+__device__ void group_arrive_and_wait_per_object(Barrier& barrier)
+{
+  unsigned const converged = __activemask();
+  unsigned const same_barrier = __match_any_sync(converged, reinterpret_cast<unsigned long long>(&barrier));
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));  // the lane in the warp, whatever the block's shape
+  __syncwarp(same_barrier);
+  if (static_cast<int>(lane) == __ffs(same_barrier) - 1) {
+    barrier.wait(barrier.arrive(static_cast<cuda::std::ptrdiff_t>(__popc(same_barrier))));
+  }
+  __syncwarp(same_barrier);
 }
 
 }  // namespace unisync::detail

@@ -68,6 +68,12 @@ class own_side_word {
     NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return device().exchange(value, order);),
                       (return system().exchange(value, order);))
   }
+  UNISYNC_HOST_DEVICE bool compare_exchange_strong(T& expected, T desired, cuda::std::memory_order success,
+                                                   cuda::std::memory_order failure) const noexcept
+  {
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return device().compare_exchange_strong(expected, desired, success, failure);),
+                      (return system().compare_exchange_strong(expected, desired, success, failure);))
+  }
 
  private:
   UNISYNC_HOST_DEVICE cuda::atomic_ref<T, cuda::thread_scope_device> device() const noexcept

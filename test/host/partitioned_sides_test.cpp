@@ -1,0 +1,247 @@
+// The partitioned barrier across its two sides, with host threads standing in for GPU
+// threads (test_access names the side a call is made from): split-phase use in both
+// directions, tokens waited on from the other side, a leader that leaves and then signals.
+// Every wait for another thread is bounded, so a barrier whose arrive() blocks fails here
+// instead of hanging.
+
+#include "actors.hpp"
+#include "checks.hpp"
+#include "test_access.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <thread>
+
+namespace {
+
+using namespace std::chrono_literals;
+using access = unisync::detail::test_access;
+using side = access::side;
+
+constexpr auto patience = 5s;  // far beyond any handoff; only a blocked arrive() waits this long
+
+side other_than(side which) { return which == side::cpu ? side::gpu : side::cpu; }
+
+/// A value one thread raises and another waits for, within `patience`.
+class signal {
+ public:
+  void raise(std::uint32_t value) { value_.store(value, std::memory_order_release); }
+  [[nodiscard]] bool reached(std::uint32_t value) const
+  {
+    auto const give_up = std::chrono::steady_clock::now() + patience;
+    while (value_.load(std::memory_order_acquire) < value) {
+      if (std::chrono::steady_clock::now() > give_up) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+
+ private:
+  std::atomic<std::uint32_t> value_{0};
+};
+
+/// Counts its runs: the completion runs once per phase, before anyone is released.
+struct counting_completion {
+  std::atomic<std::uint32_t>* runs;
+  void operator()() const noexcept { runs->fetch_add(1, std::memory_order_relaxed); }
+};
+
+template <class Completion>
+struct completion_traits;
+template <>
+struct completion_traits<unisync::empty_completion> {
+  static unisync::empty_completion make(std::atomic<std::uint32_t>*) { return {}; }
+  static constexpr bool counts = false;
+};
+template <>
+struct completion_traits<counting_completion> {
+  static counting_completion make(std::atomic<std::uint32_t>* runs) { return {runs}; }
+  static constexpr bool counts = true;
+};
+
+template <class Completion>
+class PartitionedSides : public ::testing::Test {
+ protected:
+  using barrier_type = unisync::partitioned_barrier<Completion>;
+  std::unique_ptr<barrier_type> make(std::ptrdiff_t expected)
+  {
+    return std::make_unique<barrier_type>(expected, completion_traits<Completion>::make(&runs));
+  }
+  /// The completion has run for every phase up to `phase` (numbered from 1), and no more.
+  void expect_runs_at_least(std::uint32_t phase)
+  {
+    if constexpr (completion_traits<Completion>::counts) {
+      std::uint32_t const seen = runs.load(std::memory_order_relaxed);
+      if (seen < phase) late.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  void expect_runs(std::uint32_t phases)
+  {
+    if constexpr (completion_traits<Completion>::counts) {
+      EXPECT_EQ(runs.load(), phases);
+    }
+    EXPECT_EQ(late.load(), 0u) << "a participant was released before the completion ran";
+  }
+  std::atomic<std::uint32_t> runs{0};
+  std::atomic<std::uint32_t> late{0};
+};
+
+using completion_types = ::testing::Types<unisync::empty_completion, counting_completion>;
+TYPED_TEST_SUITE(PartitionedSides, completion_types);
+
+// [thread.barrier.class]: arrive() decrements the expected count and returns; it does not
+// wait for the phase to complete. The split-phase idiom: arrive, do what the other side
+// waits for, then wait; in phases 2..1000 too, where each side counts on its own word,
+// with the CPU side first in odd phases and the GPU side first in even ones.
+TYPED_TEST(PartitionedSides, ArriveNeverWaitsForTheOtherSide)
+{
+  constexpr std::uint32_t phases = 1000;
+  auto barrier = this->make(2);
+  signal arrived[2];
+  std::atomic<std::uint32_t> blocked{0};
+  std::uint32_t slots[2] = {0, 0};
+  std::uint32_t violations = 0;
+  std::uint32_t completions = 0;
+  unisync::test::phase_record record{slots, 2, &violations, &completions};
+  unisync::test::run_cpu_actors(2, [&](unsigned actor) {
+    side const mine = actor == 0 ? side::cpu : side::gpu;
+    for (std::uint32_t phase = 1; phase <= phases; ++phase) {
+      bool const goes_first = (phase % 2 == 1) == (mine == side::cpu);
+      if (!goes_first && !arrived[1 - actor].reached(phase)) blocked.fetch_add(1);
+      record.before_arriving(actor, phase);
+      auto token = access::arrive_as(*barrier, mine);
+      arrived[actor].raise(phase);  // what the other side waits for before it arrives
+      access::wait_as(*barrier, mine, std::move(token));
+      record.after_passing(0, 2, phase);
+      this->expect_runs_at_least(phase);
+    }
+  });
+  EXPECT_EQ(blocked.load(), 0u) << "arrive() did not return before the other side arrived";
+  EXPECT_EQ(violations, 0u);
+  this->expect_runs(phases);
+}
+
+// Any thread may wait on a token (it is moved, not bound to its thread), here from the
+// other side of the link: in phases with participants on one side only (both ways) and
+// with participants on both sides, the waiter returns once, and only once, the phase
+// has ended.
+TYPED_TEST(PartitionedSides, ATokenIsWaitedOnFromTheOtherSide)
+{
+  constexpr std::uint32_t phases = 50;
+  struct split {
+    side first;
+    side second;
+  };
+  for (split const participants : {split{side::cpu, side::cpu}, split{side::gpu, side::gpu},
+                                   split{side::cpu, side::gpu}, split{side::gpu, side::cpu}}) {
+    SCOPED_TRACE(::testing::Message() << "participants on " << (participants.first == side::cpu ? "cpu" : "gpu")
+                                      << " and " << (participants.second == side::cpu ? "cpu" : "gpu"));
+    this->runs = 0;
+    auto barrier = this->make(2);
+    using token_type = typename TestFixture::barrier_type::arrival_token;
+    token_type handed;
+    signal handed_over;
+    signal passed;
+    std::atomic<std::uint32_t> second_arrived{0};
+    std::atomic<std::uint32_t> early{0};
+    std::atomic<std::uint32_t> stuck{0};
+    std::thread waiter([&] {
+      // Stands on the side other than the first participant's and waits on its tokens.
+      for (std::uint32_t phase = 1; phase <= phases; ++phase) {
+        if (!handed_over.reached(phase)) {
+          stuck.fetch_add(1);
+          return;
+        }
+        access::wait_as(*barrier, other_than(participants.first), std::move(handed));
+        if (second_arrived.load() < phase) early.fetch_add(1);
+        this->expect_runs_at_least(phase);
+        passed.raise(phase);
+      }
+    });
+    std::thread second([&] {
+      for (std::uint32_t phase = 1; phase <= phases; ++phase) {
+        std::this_thread::yield();  // let the first participant's token reach the waiter first
+        second_arrived.store(phase);
+        access::wait_as(*barrier, participants.second, access::arrive_as(*barrier, participants.second));
+      }
+    });
+    for (std::uint32_t phase = 1; phase <= phases; ++phase) {
+      handed = access::arrive_as(*barrier, participants.first);
+      handed_over.raise(phase);
+      if (!passed.reached(phase)) {  // the waiter's wait is this participant's wait
+        stuck.fetch_add(1);
+        break;
+      }
+    }
+    second.join();
+    waiter.join();
+    EXPECT_EQ(stuck.load(), 0u) << "a waiter on the other side was not released";
+    EXPECT_EQ(early.load(), 0u) << "a waiter on the other side left before the phase ended";
+    this->expect_runs(phases);
+  }
+}
+
+// A side's last arriver leaves with arrive_and_drop() and only then does what the other
+// side waits for: the phase ends, the remaining participants go on without it.
+TYPED_TEST(PartitionedSides, ALeaderThatDropsThenSignalsEndsThePhase)
+{
+  constexpr std::uint32_t phases = 200;
+  auto barrier = this->make(3);
+  signal dropped;
+  std::atomic<std::uint32_t> stuck{0};
+  std::atomic<std::uint32_t> second_cpu_arrived{0};
+  std::thread gpu([&] {
+    access::wait_as(*barrier, side::gpu, access::arrive_as(*barrier, side::gpu));  // the first phase
+    if (!dropped.reached(1)) stuck.fetch_add(1);
+    for (std::uint32_t phase = 2; phase <= phases; ++phase) {
+      access::wait_as(*barrier, side::gpu, access::arrive_as(*barrier, side::gpu));
+    }
+  });
+  std::thread cpu([&] {
+    access::wait_as(*barrier, side::cpu, access::arrive_as(*barrier, side::cpu));
+    auto token = access::arrive_as(*barrier, side::cpu);  // the second phase, before the leader
+    second_cpu_arrived.store(1);
+    access::wait_as(*barrier, side::cpu, std::move(token));
+    for (std::uint32_t phase = 3; phase <= phases; ++phase) {
+      access::wait_as(*barrier, side::cpu, access::arrive_as(*barrier, side::cpu));
+    }
+  });
+  access::wait_as(*barrier, side::cpu, access::arrive_as(*barrier, side::cpu));
+  while (second_cpu_arrived.load() == 0) std::this_thread::yield();
+  static_cast<void>(access::arrive_as(*barrier, side::cpu, 1, true));  // the CPU side's leader leaves
+  dropped.raise(1);
+  cpu.join();
+  gpu.join();
+  EXPECT_EQ(stuck.load(), 0u);
+  this->expect_runs(phases);
+}
+
+// A participant told by the other side that the phase ended may arrive in the next phase
+// before anyone of its own side added the carry: its arrival adds it, with any weight.
+TYPED_TEST(PartitionedSides, AnArrivalBeforeTheCarryCompletesTheSide)
+{
+  for (std::uint32_t const weight : {1u, 3u}) {
+    SCOPED_TRACE(::testing::Message() << "weight " << weight);
+    this->runs = 0;
+    auto barrier = this->make(1 + weight);
+    std::thread gpu([&] {
+      for (std::uint32_t phase = 1; phase <= 30; ++phase) {
+        access::wait_as(*barrier, side::gpu, access::arrive_as(*barrier, side::gpu));
+      }
+    });
+    // The CPU never waits on its own side: it learns each phase's end from a token of
+    // its own, waited on as the GPU side would, which reads only the reports.
+    for (std::uint32_t phase = 1; phase <= 30; ++phase) {
+      auto token = access::arrive_as(*barrier, side::cpu, weight);
+      access::wait_as(*barrier, side::gpu, std::move(token));
+    }
+    gpu.join();
+    this->expect_runs(30);
+  }
+}
+
+}  // namespace
