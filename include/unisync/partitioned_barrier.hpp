@@ -155,6 +155,7 @@ class basic_partitioned_barrier {
   UNISYNC_HOST_DEVICE void wait(arrival_token&& token) const;
   /// True once the phase of `token` has completed; never blocks.
   UNISYNC_HOST_DEVICE bool try_wait(arrival_token const& token) const;
+  /// @{
   /// Waits for the phase of `token` at most `timeout`; the token stays valid.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_wait_for(arrival_token const& token,
@@ -167,6 +168,7 @@ class basic_partitioned_barrier {
   {
     return try_wait_within(token, detail::to_nanoseconds(timeout));
   }
+  /// @}
 
   /// arrive() then wait(); on the device the threads of a warp that call it together
   /// arrive as one coalesced group.
