@@ -10,6 +10,7 @@ packages=(
   libbenchmark-dev                     # contention benchmarks
   libhwloc-dev                         # topology and thread pinning
   python3 python3-matplotlib           # the report's plots
+  doxygen                              # the API reference (docs target and its test)
   spin                                 # model checking of the algorithms
 )
 

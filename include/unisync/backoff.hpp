@@ -22,8 +22,11 @@ namespace unisync {
  * fastest for very short waits with few contenders, worst under heavy contention.
  */
 struct no_backoff {
+  /// The constants a primitive waiting with this policy builds its forecasts from.
   using tuning = unisync::tuning;
+  /// Always 0: poll again at once.
   UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t) noexcept { return 0; }
+  /// Returns at once.
   UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t) noexcept {}
 };
 
@@ -38,8 +41,11 @@ struct no_backoff {
 template <class Tuning = unisync::tuning>
 class basic_exponential_backoff {
  public:
+  /// The constants a primitive waiting with this policy builds its forecasts from.
   using tuning = Tuning;
 
+  /// The next delay: half the history, clamped to [`exponential_floor_ns`, `ceiling_ns`];
+  /// grows the history by `exponential_growth_ns` plus that delay. Ignores the forecast.
   UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t /*forecast_ns*/) noexcept
   {
     cuda::std::uint32_t delay = history_ns_ / 2;
@@ -51,6 +57,7 @@ class basic_exponential_backoff {
     return delay;
   }
 
+  /// Sleeps for next_delay_ns().
   UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept
   {
     detail::pause_for_nanoseconds<Tuning>(next_delay_ns(forecast_ns));
@@ -75,13 +82,17 @@ class basic_exponential_backoff {
 template <class Tuning = unisync::tuning>
 class basic_proportional_backoff {
  public:
+  /// The constants a primitive waiting with this policy builds its forecasts from.
   using tuning = Tuning;
 
+  /// The forecast, capped at `ceiling_ns`.
   UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t forecast_ns) noexcept
   {
     return forecast_ns > Tuning::ceiling_ns ? Tuning::ceiling_ns : forecast_ns;
   }
 
+  /// Waits next_delay_ns(forecast_ns): polls instead of sleeping when the turn is near
+  /// (see the class).
   UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept
   {
     detail::pause_near_turn<Tuning>(next_delay_ns(forecast_ns), spin_until_ns_);

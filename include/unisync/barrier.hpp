@@ -19,6 +19,7 @@ namespace unisync {
 
 /// The default completion function: does nothing, on either side.
 struct empty_completion {
+  /// Does nothing.
   UNISYNC_HOST_DEVICE void operator()() const noexcept {}
 };
 
@@ -122,6 +123,7 @@ class basic_barrier {
   /// True once the phase of `token` has completed; never blocks.
   UNISYNC_HOST_DEVICE bool try_wait(arrival_token const& token) const;
 
+  /// @{
   /// Waits for the phase of `token` at most `timeout`; returns whether it completed.
   /// The token stays valid, so a timed-out wait can be retried.
   template <class Rep, class Period>
@@ -135,6 +137,7 @@ class basic_barrier {
   {
     return try_wait_within(token, detail::to_nanoseconds(timeout));
   }
+  /// @}
 
   /// arrive() then wait(). Progress: blocks until every participant has arrived. On the
   /// device, the threads of a warp that call it together arrive with one atomic (a

@@ -12,10 +12,15 @@ inline constexpr int current_device = -1;
  * objects is concerned.
  */
 struct gpu_capabilities {
+  /// The CUDA device number.
   int device = 0;
+  /// The device's name, e.g. "NVIDIA H100 80GB HBM3".
   std::string name;
+  /// Compute capability, major part (9 for sm_90).
   int compute_capability_major = 0;
+  /// Compute capability, minor part.
   int compute_capability_minor = 0;
+  /// Number of streaming multiprocessors (SMs).
   int multiprocessor_count = 0;
   /// The GPU and the CPU may access managed memory at the same time (needed for every
   /// CPU+GPU use of a unisync object).

@@ -90,7 +90,9 @@ class basic_cohort_mutex {
   /// holds the lock (debug builds check that the local lock is held).
   UNISYNC_HOST_DEVICE void unlock();
 
+  /// @{
   /// As lock(), but gives up after `timeout` and returns false; never queues.
+  /// try_lock_until gives up at `when`.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {
@@ -111,8 +113,10 @@ class basic_cohort_mutex {
   {
     return try_lock_within(detail::nanoseconds_until(when));
   }
+  /// @}
 
 #if defined(__CUDACC__)
+  /// @{
   /// Group overloads: the group's leader locks for the whole group (see basic_mutex).
   template <class Group>
   __device__ void lock(Group const& group);
@@ -120,6 +124,7 @@ class basic_cohort_mutex {
   __device__ bool try_lock(Group const& group);
   template <class Group>
   __device__ void unlock(Group const& group);
+  /// @}
 #endif  // defined(__CUDACC__)
 
   /// make_managed's placement hook: the CPU's page and the top lock to the host, the GPU's

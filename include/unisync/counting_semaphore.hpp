@@ -94,7 +94,9 @@ class basic_counting_semaphore {
   /// ticket it does not use. Cost: two loads and at most one compare-exchange.
   UNISYNC_HOST_DEVICE bool try_acquire() noexcept;
 
-  /// Retries try_acquire() until it succeeds or `timeout` passes; never takes a ticket.
+  /// @{
+  /// Retries try_acquire() until it succeeds or `timeout` passes (try_acquire_until:
+  /// until `when`); never takes a ticket.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_acquire_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {
@@ -115,14 +117,17 @@ class basic_counting_semaphore {
   {
     return try_acquire_within(detail::nanoseconds_until(when));
   }
+  /// @}
 
 #if defined(__CUDACC__)
+  /// @{
   /// Group overloads: every thread of `group` calls them together; the leader acquires
   /// (or releases) one permit for the whole group and the group synchronizes.
   template <class Group, class = detail::enable_if_group_t<Group>>
   __device__ void acquire(Group const& group);
   template <class Group, class = detail::enable_if_group_t<Group>>
   __device__ void release(Group const& group, cuda::std::ptrdiff_t update = 1);
+  /// @}
 #endif  // defined(__CUDACC__)
 
  private:

@@ -16,6 +16,7 @@ namespace unisync {
  */
 class error : public std::runtime_error {
  public:
+  /// `message` is what what() returns; `code` the CUDA error behind it, if any.
   explicit error(std::string const& message, cudaError_t code = cudaSuccess)
       : std::runtime_error(message), code_(code)
   {

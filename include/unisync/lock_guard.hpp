@@ -15,8 +15,10 @@ namespace unisync {
 template <class Mutex>
 class lock_guard {
  public:
+  /// The guarded mutex's type.
   using mutex_type = Mutex;
 
+  /// Locks `lockable`.
   UNISYNC_HOST_DEVICE explicit lock_guard(Mutex& lockable) : mutex_(lockable) { mutex_.lock(); }
   /// Preconditions: the calling thread holds `mutex`.
   UNISYNC_HOST_DEVICE lock_guard(Mutex& lockable, std::adopt_lock_t) noexcept : mutex_(lockable) {}

@@ -32,8 +32,10 @@ template <class T>
 class managed_deleter {
  public:
   managed_deleter() noexcept = default;
+  /// Frees `allocation`, the block the object was constructed in.
   explicit managed_deleter(void* allocation) noexcept : allocation_(allocation) {}
 
+  /// Runs `object`'s destructor, then frees the allocation.
   void operator()(T* object) const noexcept
   {
     object->~T();
@@ -94,21 +96,28 @@ managed_ptr<T> make_managed(Args&&... args)
 template <class T>
 class managed_allocator {
  public:
+  /// The element type.
   using value_type = T;
 
   managed_allocator() noexcept = default;
+  /// Rebinding copy: every managed_allocator draws from the same managed memory.
   template <class U>
   managed_allocator(managed_allocator<U> const&) noexcept
   {
   }
 
+  /// Managed memory for `count` objects of T. @throw std::bad_array_new_length when
+  /// the size overflows; unisync::error when no GPU is available or the allocation fails.
   [[nodiscard]] T* allocate(std::size_t count)
   {
     if (count > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
     return static_cast<T*>(detail::allocate_managed(count * sizeof(T), 0));
   }
+  /// Frees memory that allocate() returned.
   void deallocate(T* pointer, std::size_t) noexcept { detail::free_managed(pointer); }
 
+  /// @{
+  /// Always equal: memory from one can be freed by any other.
   template <class U>
   bool operator==(managed_allocator<U> const&) const noexcept
   {
@@ -119,6 +128,7 @@ class managed_allocator {
   {
     return false;
   }
+  /// @}
 };
 
 }  // namespace unisync

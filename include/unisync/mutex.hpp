@@ -59,8 +59,10 @@ class basic_mutex {
   /// builds). Cost: one release store at `Scope`.
   UNISYNC_HOST_DEVICE void unlock();
 
-  /// As lock(), but gives up after `timeout` and returns false. The clock is the calling
-  /// side's monotonic clock; a timeout of zero or less tries exactly once.
+  /// @{
+  /// As lock(), but gives up after `timeout` (try_lock_until: at `when`) and returns
+  /// false. The clock is the calling side's monotonic clock; a timeout of zero or less
+  /// tries exactly once.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {
@@ -81,8 +83,10 @@ class basic_mutex {
   {
     return try_lock_within(detail::nanoseconds_until(when));
   }
+  /// @}
 
 #if defined(__CUDACC__)
+  /// @{
   /// Group overloads: every thread of `group` (a cooperative-groups thread_block or
   /// thread_block_tile) calls them together; its leader touches the lock, the group
   /// synchronizes, and the whole group then holds the lock. Everything any thread of the
@@ -94,6 +98,7 @@ class basic_mutex {
   __device__ bool try_lock(Group const& group);
   template <class Group>
   __device__ void unlock(Group const& group);
+  /// @}
 #endif  // defined(__CUDACC__)
 
  private:

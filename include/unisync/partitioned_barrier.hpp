@@ -171,6 +171,7 @@ class basic_partitioned_barrier {
   /// True once the phase of `token` has completed; never blocks (it may add the carry of a
   /// phase that has ended on both sides).
   UNISYNC_HOST_DEVICE bool try_wait(arrival_token const& token) const;
+  /// @{
   /// Waits for the phase of `token` at most `timeout`; the token stays valid.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_wait_for(arrival_token const& token,
@@ -183,6 +184,7 @@ class basic_partitioned_barrier {
   {
     return try_wait_within(running_side(), token, detail::to_nanoseconds(timeout));
   }
+  /// @}
 
   /// arrive() then wait(); on the device the threads of a warp that call it together
   /// arrive as one coalesced group.

@@ -66,7 +66,9 @@ class basic_ticket_mutex {
   /// builds check that the lock is held by someone). Cost: one release store at `Scope`.
   UNISYNC_HOST_DEVICE void unlock();
 
-  /// Retries try_lock() until it succeeds or `timeout` passes; never takes a ticket.
+  /// @{
+  /// Retries try_lock() until it succeeds or `timeout` passes (try_lock_until: until
+  /// `when`); never takes a ticket.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {
@@ -87,8 +89,10 @@ class basic_ticket_mutex {
   {
     return try_lock_within(detail::nanoseconds_until(when));
   }
+  /// @}
 
 #if defined(__CUDACC__)
+  /// @{
   /// Group overloads: all threads of `group` call them together; the leader takes one
   /// ticket for the whole group. See basic_mutex for the guarantees.
   template <class Group>
@@ -97,6 +101,7 @@ class basic_ticket_mutex {
   __device__ bool try_lock(Group const& group);
   template <class Group>
   __device__ void unlock(Group const& group);
+  /// @}
 #endif  // defined(__CUDACC__)
 
  private:

@@ -11,9 +11,13 @@ namespace unisync {
  * @brief The host's processor topology as hwloc sees it, and the CPUs nearest a GPU.
  */
 struct topology_summary {
+  /// Processor packages (sockets).
   unsigned packages = 0;
+  /// Physical cores.
   unsigned cores = 0;
+  /// Processing units (hardware threads).
   unsigned processing_units = 0;
+  /// NUMA nodes.
   unsigned numa_nodes = 0;
   /// OS indices of the processing units nearest the GPU (its PCIe root's local CPUs);
   /// every processing unit when hwloc cannot tell or no GPU is available.

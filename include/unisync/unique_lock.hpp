@@ -22,17 +22,24 @@ namespace unisync {
 template <class Mutex>
 class unique_lock {
  public:
+  /// The owned mutex's type.
   using mutex_type = Mutex;
 
   unique_lock() noexcept = default;
+  /// Locks `lockable`.
   UNISYNC_HOST_DEVICE explicit unique_lock(Mutex& lockable) : mutex_(&lockable)
   {
     mutex_->lock();
     owns_ = true;
   }
+  /// Refers to `lockable` without locking it.
   UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, std::defer_lock_t) noexcept : mutex_(&lockable) {}
+  /// Tries once to lock `lockable` (try_lock()).
   UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, std::try_to_lock_t) : mutex_(&lockable), owns_(lockable.try_lock()) {}
+  /// Adopts the lock. Preconditions: the calling thread holds `lockable`.
   UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, std::adopt_lock_t) noexcept : mutex_(&lockable), owns_(true) {}
+  /// @{
+  /// Tries to lock `lockable` for at most `timeout` (its try_lock_for).
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, cuda::std::chrono::duration<Rep, Period> const& timeout)
       : mutex_(&lockable), owns_(lockable.try_lock_for(timeout))
@@ -43,6 +50,7 @@ class unique_lock {
       : mutex_(&lockable), owns_(lockable.try_lock_for(timeout))
   {
   }
+  /// @}
 
   UNISYNC_HOST_DEVICE ~unique_lock()
   {
@@ -51,11 +59,13 @@ class unique_lock {
 
   unique_lock(unique_lock const&) = delete;
   unique_lock& operator=(unique_lock const&) = delete;
+  /// Takes over `other`'s mutex and ownership; `other` is left empty.
   UNISYNC_HOST_DEVICE unique_lock(unique_lock&& other) noexcept : mutex_(other.mutex_), owns_(other.owns_)
   {
     other.mutex_ = nullptr;
     other.owns_ = false;
   }
+  /// Unlocks the owned mutex, if any, then takes over `other`'s; `other` is left empty.
   UNISYNC_HOST_DEVICE unique_lock& operator=(unique_lock&& other)
   {
     if (this != &other) {
@@ -68,18 +78,24 @@ class unique_lock {
     return *this;
   }
 
+  /// Locks the mutex. Preconditions: there is one and this lock does not own it.
   UNISYNC_HOST_DEVICE void lock()
   {
     check_can_lock();
     mutex_->lock();
     owns_ = true;
   }
+  /// The mutex's try_lock(); returns and records whether it owns it now. Same
+  /// preconditions as lock().
   UNISYNC_HOST_DEVICE bool try_lock()
   {
     check_can_lock();
     owns_ = mutex_->try_lock();
     return owns_;
   }
+  /// @{
+  /// The mutex's try_lock_for / try_lock_until; returns and records whether it owns
+  /// it now. Same preconditions as lock().
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {
@@ -108,6 +124,8 @@ class unique_lock {
     owns_ = mutex_->try_lock_until(when);
     return owns_;
   }
+  /// @}
+  /// Unlocks the mutex. Preconditions: this lock owns it (checked in debug builds).
   UNISYNC_HOST_DEVICE void unlock()
   {
     UNISYNC_ASSERT(owns_, "unique_lock::unlock() without owning the lock");
@@ -124,6 +142,7 @@ class unique_lock {
     return mutex;
   }
 
+  /// Exchanges mutex and ownership with `other`.
   UNISYNC_HOST_DEVICE void swap(unique_lock& other) noexcept
   {
     Mutex* const mutex = mutex_;
@@ -134,8 +153,11 @@ class unique_lock {
     other.owns_ = owns;
   }
 
+  /// Whether this lock holds its mutex.
   UNISYNC_HOST_DEVICE bool owns_lock() const noexcept { return owns_; }
+  /// owns_lock().
   UNISYNC_HOST_DEVICE explicit operator bool() const noexcept { return owns_; }
+  /// The mutex, or null; never locks or unlocks it.
   UNISYNC_HOST_DEVICE Mutex* mutex() const noexcept { return mutex_; }
 
  private:
