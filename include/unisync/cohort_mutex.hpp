@@ -45,10 +45,19 @@ namespace unisync {
  * holder after its `lock()` returns. Within a side the local ticket lock's release/acquire
  * carries it (device scope on the GPU); across sides the top lock does: the releasing
  * side stores its flag with a system-scope release, the entering side reads it (or the
- * turn word, stored with release) with a system-scope acquire. Peterson's store-then-load
- * order is enforced by a system-scope seq_cst fence between the entering side's stores
- * and its loads. PTX releases and acquires are cumulative, so a chain of local and
- * cross-side handoffs orders every critical section before the next.
+ * turn word, stored with release) with a system-scope acquire. Mutual exclusion between
+ * the sides rests on system-scope seq_cst fences: an entering side stores its interest,
+ * fences, stores the turn word, and fences again before it loads the other side's words;
+ * a side that handed the top lock over fences before those loads (its interest was
+ * fenced when announced, which happens before the handover's turn store). Whichever side
+ * stores the turn word later in coherence order, the fence before its loads and the other
+ * side's fence before its turn store are ordered ([atomics.order] p4.4 in C++20;
+ * fence.sc's Fence-SC order in PTX), so it reads the other side's interest with the turn
+ * word naming that side, and waits. With only the fence before the loads, the later side
+ * could read the other side's interest as 0 although that side's turn store came first
+ * (the "R" litmus shape, allowed by both models), and both sides would enter. PTX
+ * releases and acquires are cumulative, so a chain of local and cross-side handoffs
+ * orders every critical section before the next.
  *
  * Placement: construct it with `unisync::make_managed`, which advises each side's page for
  * that side; without the advice it is still correct, only slower.
@@ -77,8 +86,8 @@ class basic_cohort_mutex {
 
   /// Blocks until the calling thread holds the lock. Cost: the local ticket lock (one
   /// fetch_add in the side's own memory) and, unless its side holds the top lock already,
-  /// Peterson's entry (two stores and a seq_cst fence at system scope, then loads; on the
-  /// GPU they cross the link).
+  /// Peterson's entry at system scope (a store, a seq_cst fence, a store, a seq_cst fence,
+  /// then loads; on the GPU they cross the link).
   UNISYNC_HOST_DEVICE void lock();
 
   /// Takes the lock if it is free for the calling side; never blocks or queues.

@@ -9,7 +9,8 @@
  *                         tickets_served == my;
  *                         if side.top_state == top_held: return;
  *                         if side.top_state == top_free: announce_interest(me):
- *                           interested[me].store(1); turn.store(other); seq_cst fence
+ *                           interested[me].store(1); seq_cst fence; turn.store(other);
+ *                           seq_cst fence
  *                         else (top_handed_over, interest kept): seq_cst fence only;
  *                         wait_for_turn until forecast_to_top(me) == 0, i.e. until
  *                         !(interested[other].load() && turn.load() == other);
@@ -33,11 +34,25 @@
  * try path, which never takes a ticket, finds the local lock busy until that caller has
  * set top_held and released it.
  *
- * Memory model: sequential consistency. Every load, store and read-modify-write of the
- * code is one atomic Promela step. The memory orders are not modeled, and the seq_cst
- * fences of announce_interest() and of the handed-over path of lock_on() are no-ops here:
- * they are what the header relies on for Peterson's store-then-load order on the real
- * machines, which sequential consistency gives for free. Steps on words that only the
+ * Memory model: sequential consistency by default. Every load, store and
+ * read-modify-write of the code is one atomic Promela step. The memory orders are not
+ * modeled, and the seq_cst fences of announce_interest() and of the handed-over path of
+ * lock_on() are no-ops: sequential consistency gives Peterson's orders for free, so the
+ * default model cannot check the fences (drop them and it still passes).
+ * -DWEAK_MEMORY adds per-side store buffers for the top lock's words (interested[],
+ * turn): a side's stores to them stay in its buffer, one slot per word, and a flusher
+ * process per side makes them visible to the other side one at a time, in either order
+ * (not FIFO: a later turn store may become visible before an earlier interest store, as
+ * C++ and PTX allow for stores to different words without a fence between them). A
+ * side's own loads of turn read its buffer first (store forwarding); the threads of a
+ * side share the buffer, as a GPU thread that takes the local lock sees what the previous
+ * holder stored (device scope) before the CPU does. A seq_cst fence blocks until the
+ * side's buffer is empty. Release stores are buffered like relaxed ones: a release does
+ * not order an earlier store to another word before a later store's coherence position
+ * against the other side's stores (the "R" shape), and the correct code never has a store
+ * pending when it makes one (asserted). The local ticket lock, top_state and passes stay
+ * sequentially consistent (side-local words). The bypass ghosts assume stores visible at
+ * once, so -DWEAK_MEMORY implies -DNO_BYPASS. Steps on words that only the
  * local holder reads or writes (top_state, passes, its own ticket, tickets_served's load
  * in unlock) are merged into the neighbouring shared step; ghost updates are merged into
  * the step they describe. Polls: the local lock's wait is a guard that blocks until
@@ -131,6 +146,9 @@
  *                   MAX(Q) (or HDR(Q), -DHDR) from the waiter's announcement
  *   --ltl liveN     starvation freedom under weak fairness: thread N, once it has taken
  *                   its ticket, enters (use -DNO_BYPASS)
+ *   -DWEAK_MEMORY   the same with the store buffers above (mutual exclusion, FIFO, the
+ *                   debug check and no deadlock with --safety; liveN with --ltl), so with
+ *                   the fences where the code has them
  * Seeded bugs:
  *   -DBUG_UNBOUNDED_PASS  unlock() passes within the side whenever a thread waits behind,
  *                         ignoring B: the other side starves (--ltl, acceptance cycle),
@@ -157,6 +175,26 @@
  *                         turn still names this side, so its next holder enters at once
  *                         and the other side waits for as long as this side has threads
  *                         queued (assertion: the bypass bound; --ltl: acceptance cycle)
+ *   -DBUG_NO_STORE_FENCE  (with -DWEAK_MEMORY) announce_interest() without the fence
+ *                         between the interest store and the turn store, as the code was:
+ *                         the "R" shape, both sides enter (assertion). Shortest trace
+ *                         (pan -DBFS, -DNARRATE): G1 stores interested[1] = 1 (visible)
+ *                         and turn = 0 (buffered); C1 stores interested[0] = 1 and turn =
+ *                         1 (both buffered); the CPU's turn = 1 becomes visible, then the
+ *                         GPU's turn = 0 (later in coherence order); G1's fence is done,
+ *                         it reads interested[0] == 0 (still buffered) and enters; the
+ *                         CPU's interest becomes visible (its fence), C1 reads turn == 0
+ *                         != 1 and enters
+ *   -DBUG_NO_ENTRY_FENCES  (with -DWEAK_MEMORY) announce_interest() without either fence:
+ *                         also the store-buffering shape (a side's loads pass its own
+ *                         buffered stores), both sides enter (assertion)
+ *   -DBUG_NO_HANDOVER_FENCE  (with -DWEAK_MEMORY) lock_on()'s handed-over path without
+ *                         its fence: NOT caught, the model passes. The holder that handed
+ *                         over read interested[other] == 1, and in this model memory is
+ *                         one global copy and loads read its latest value, so the next
+ *                         holder's load sees that interest whether or not the handover's
+ *                         turn store is visible yet. C++ and PTX do not give that (a load
+ *                         may read an older value); the header's argument uses the fence.
  */
 
 #ifndef NC
@@ -188,6 +226,56 @@ byte top_state[2];      /* side.top_state */
 byte passes[2];         /* side.passes */
 bool interested[2];     /* top_.cpu_interested, top_.gpu_interested */
 byte turn = 0;          /* top_.turn */
+
+/* -DWEAK_MEMORY: each side's stores to the top lock's words wait in the side's store
+ * buffer, one slot per word (a newer store to the same word replaces the pending one, so
+ * each word's coherence order is kept), until its flusher makes them visible to the
+ * other side, in either order. Side s stores turn only as 1 - s. */
+#if defined(WEAK_MEMORY)
+#if !defined(NO_BYPASS)
+#define NO_BYPASS       /* the bypass ghosts assume stores visible at once */
+#endif
+bool pending_interested[2];  /* side s's store to interested[s] not yet visible */
+bool buffered_interested[2]; /* its value */
+bool pending_turn[2];        /* side s's store turn = 1 - s not yet visible */
+#define STORE_INTERESTED(s, v) pending_interested[s] = true; buffered_interested[s] = v
+#define STORE_TURN(s) pending_turn[s] = true
+#define TURN_SEEN_BY(s) (pending_turn[s] -> 1 - (s) : turn)  /* own pending store first */
+#define BUFFER_EMPTY(s) (!pending_interested[s] && !pending_turn[s])
+#else  /* !WEAK_MEMORY */
+#define STORE_INTERESTED(s, v) interested[s] = v
+#define STORE_TURN(s) turn = 1 - (s)
+#define TURN_SEEN_BY(s) turn
+#define BUFFER_EMPTY(s) true
+#endif  /* WEAK_MEMORY */
+/* The release stores (the handover's turn, release_top()'s interest) find the buffer
+ * empty, so buffering them as relaxed stores loses nothing (checked unless a fence is
+ * dropped). */
+#if defined(WEAK_MEMORY) && !defined(BUG_NO_STORE_FENCE) && !defined(BUG_NO_ENTRY_FENCES) && \
+    !defined(BUG_NO_HANDOVER_FENCE)
+#define CHECK_NOTHING_PENDING(s) assert(BUFFER_EMPTY(s))
+#else
+#define CHECK_NOTHING_PENDING(s) skip
+#endif
+/* The system-scope seq_cst fences: each blocks until the side's earlier stores are visible.
+ * The fence before the turn store is the guard of that store's step; the fence before the
+ * top lock's loads (announce_interest()'s second, or lock_on()'s after a handover) is part
+ * of the poll's guard: once the buffer is empty it stays empty until the thread enters (it
+ * holds its side's local lock, and no other thread of its side stores to the top lock's
+ * words meanwhile), so "empty, then a poll that succeeds" and "empty when a poll
+ * succeeds" are the same. The seeded bugs drop fences. */
+#if defined(BUG_NO_STORE_FENCE) || defined(BUG_NO_ENTRY_FENCES)
+#define TURN_STORE_FENCED false
+#else
+#define TURN_STORE_FENCED true
+#endif
+#if defined(BUG_NO_ENTRY_FENCES)
+#define LOADS_FENCED(act) ((act) == 2)
+#elif defined(BUG_NO_HANDOVER_FENCE)
+#define LOADS_FENCED(act) ((act) == 0)
+#else
+#define LOADS_FENCED(act) true
+#endif
 
 /* ghosts */
 byte in_cs = 0;         /* threads in the critical section */
@@ -330,19 +418,23 @@ proctype thread(byte id) {
         if
         :: act == 0 ->                                     /* announce_interest */
            atomic {
-             interested[s] = true; ANNOUNCE_WAITERS(s);
+             STORE_INTERESTED(s, true); ANNOUNCE_WAITERS(s);
              SAY(("T%d interested[%d] = 1\n", id, s))
            }
 #if !defined(BUG_NO_TURN)
-           atomic { turn = o; SAY(("T%d turn = %d\n", id, o)) }
+           atomic {                                        /* seq_cst fence; turn.store */
+             !TURN_STORE_FENCED || BUFFER_EMPTY(s) -> STORE_TURN(s);
+             SAY(("T%d turn = %d\n", id, o))
+           }
 #endif
         :: else -> skip
         fi;
-        atomic {                                           /* wait until forecast_to_top == 0 */
+        atomic {                                           /* seq_cst fence; wait until
+                                                              forecast_to_top == 0 */
 #if defined(BUG_NO_TURN)
-          !interested[o] ->
+          (!LOADS_FENCED(act) || BUFFER_EMPTY(s)) && !interested[o] ->
 #else
-          !(interested[o] && turn == o) ->
+          (!LOADS_FENCED(act) || BUFFER_EMPTY(s)) && !(interested[o] && TURN_SEEN_BY(s) == o) ->
 #endif
           top_state[s] = TOP_HELD; passes[s] = 0; ENTER(id, s, my);
           SAY(("T%d takes top: enters\n", id))
@@ -409,12 +501,14 @@ proctype thread(byte id) {
      :: act == 4 ->                                        /* hand over */
 #if defined(BUG_HANDOVER_CLEARS_INTEREST)
         atomic {
-          interested[s] = false; CHECK_STAYS_ANNOUNCED(s); /* BUG: interest withdrawn */
+          STORE_INTERESTED(s, false); CHECK_STAYS_ANNOUNCED(s); /* BUG: interest withdrawn */
           SAY(("T%d clears interested[%d]\n", id, s))
         }
 #endif
 #if !defined(BUG_HANDOVER_NO_TURN)
-        atomic { turn = o; SAY(("T%d hands over: turn = %d\n", id, o)) }
+        atomic {
+          CHECK_NOTHING_PENDING(s); STORE_TURN(s); SAY(("T%d hands over: turn = %d\n", id, o))
+        }
 #else
         SAY(("T%d hands over without turn\n", id))        /* BUG: turn not stored */
 #endif
@@ -428,7 +522,7 @@ proctype thread(byte id) {
      atomic { served[s] = (served[s] + 1) % TM }          /* BUG: local.unlock() first */
      if
      :: act == 2 ->
-        atomic { interested[s] = false; CHECK_STAYS_ANNOUNCED(s); SET_RELEASING(s, false) }
+        atomic { STORE_INTERESTED(s, false); CHECK_STAYS_ANNOUNCED(s); SET_RELEASING(s, false) }
      :: else -> skip
      fi;
      atomic { act = 0; wb = false; my = 0 }
@@ -436,7 +530,8 @@ proctype thread(byte id) {
      if
      :: act == 2 ->                                        /* release_top */
         atomic {
-          top_state[s] = TOP_FREE; passes[s] = 0; interested[s] = false;
+          top_state[s] = TOP_FREE; passes[s] = 0;
+          CHECK_NOTHING_PENDING(s); STORE_INTERESTED(s, false);
           CHECK_STAYS_ANNOUNCED(s); SET_RELEASING(s, false);
           SAY(("T%d releases top: interested[%d] = 0\n", id, s))
         }
@@ -450,13 +545,30 @@ proctype thread(byte id) {
   od
 }
 
+#if defined(WEAK_MEMORY)
+/* Makes side s's buffered stores visible, one at a time, in any order. */
+proctype flusher(byte s) {
+end:
+  do
+  :: atomic { pending_interested[s] -> interested[s] = buffered_interested[s];
+              pending_interested[s] = false; buffered_interested[s] = false;
+              SAY(("side %d: interested[%d] = %d visible\n", s, s, interested[s])) }
+  :: atomic { pending_turn[s] -> turn = 1 - s; pending_turn[s] = false;
+              SAY(("side %d: turn = %d visible\n", s, turn)) }
+  od
+}
+#endif
+
 init {
   byte i = 0;
   atomic {
     do
     :: i < NT -> run thread(i); i++
     :: else -> i = 0; break
-    od
+    od;
+#if defined(WEAK_MEMORY)
+    run flusher(0); run flusher(1)
+#endif
   }
 }
 

@@ -115,7 +115,9 @@ UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_on(Side& side, side
   } else {
     // The bound is reached and the other side waits: hand the top lock over, keeping this
     // side's interest for the threads queued behind, so the other side gets one turn and
-    // this side is next. Released: the other side's entry synchronizes with it.
+    // this side is next. Released: the other side's entry synchronizes with it. The
+    // interest is already ordered before this turn store: the fence that followed its
+    // store in announce_interest() happens before it, through the local lock.
     side.top_state = top_handed_over;
     side.passes = 0;
     detail::atomic_at<cuda::thread_scope_system>(top_.turn).store(1 - me, detail::memory_order_release);
@@ -128,6 +130,10 @@ UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::announce_interest(side_id 
 {
   using detail::atomic_at;
   interested(me).store(1, detail::memory_order_relaxed);
+  // Peterson needs the interest before the turn store in coherence order as well: without
+  // this fence the other side can store turn after this side's turn store, fence, and
+  // still read interested[me] == 0 (the "R" shape, allowed by C++ and PTX), and both enter.
+  cuda::atomic_thread_fence(detail::memory_order_seq_cst, cuda::thread_scope_system);
   // "You first": released, so an entering other side that reads it synchronizes with this
   // side's previous critical sections.
   atomic_at<cuda::thread_scope_system>(top_.turn).store(1 - me, detail::memory_order_release);
