@@ -72,7 +72,9 @@ void check_per_thread(int blocks, int threads, unsigned phases)
   if constexpr (counts_completions<Barrier>) EXPECT_EQ(*harness.completions, phases) << blocks << " x " << threads;
 }
 
-int max_resident(void (*kernel)(checked_barrier*, phase_record, unsigned, unsigned), int threads)
+/// The most blocks of `threads` threads of `kernel` that can be resident at once.
+template <class Barrier>
+int max_resident(void (*kernel)(Barrier*, phase_record, unsigned, unsigned), int threads)
 {
   return unisync::max_resident_blocks(kernel, threads);
 }
@@ -154,7 +156,7 @@ TEST(DeviceBarrier, StaggeredDropsShrinkLaterPhases)
 TEST(DevicePartitionedBarrier, NoParticipantLeavesPhaseEarlyBlockCollective)
 {
   UNISYNC_REQUIRE_GPU();
-  for (int blocks : {1, multiprocessor_count(), max_resident(phases_per_block<checked_barrier>, 128)}) {
+  for (int blocks : {1, multiprocessor_count(), max_resident(phases_per_block<checked_partitioned_barrier>, 128)}) {
     check_block_collective<checked_partitioned_barrier>(blocks, 2000);
   }
 }
