@@ -90,7 +90,8 @@ class basic_cohort_mutex {
   /// holds the lock (debug builds check that the local lock is held).
   UNISYNC_HOST_DEVICE void unlock();
 
-  /// As lock(), but gives up after `timeout` and returns false; never queues.
+  /// As lock(), but gives up after `timeout` and returns false; never queues. A timeout of
+  /// zero or less tries exactly once, as try_lock().
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {

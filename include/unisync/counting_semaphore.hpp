@@ -94,7 +94,9 @@ class basic_counting_semaphore {
   /// ticket it does not use. Cost: two loads and at most one compare-exchange.
   UNISYNC_HOST_DEVICE bool try_acquire() noexcept;
 
-  /// Retries try_acquire() until it succeeds or `timeout` passes; never takes a ticket.
+  /// Retries try_acquire() until it succeeds or `timeout` passes; never takes a ticket. The
+  /// clock is the calling side's monotonic clock; a timeout of zero or less tries exactly
+  /// once.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_acquire_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {

@@ -66,7 +66,9 @@ class basic_ticket_mutex {
   /// builds check that the lock is held by someone). Cost: one release store at `Scope`.
   UNISYNC_HOST_DEVICE void unlock();
 
-  /// Retries try_lock() until it succeeds or `timeout` passes; never takes a ticket.
+  /// Retries try_lock() until it succeeds or `timeout` passes; never takes a ticket. The
+  /// clock is the calling side's monotonic clock; a timeout of zero or less tries exactly
+  /// once.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {
