@@ -13,7 +13,6 @@
 
 #include <array>
 #include <chrono>
-#include <new>
 
 namespace {
 
@@ -30,17 +29,17 @@ struct counting_completion {
   }
 };
 
-/// Even lanes on barriers[0], odd lanes on barriers[1], each barrier of 16; the phase
+/// Even lanes on *barriers[0], odd lanes on *barriers[1], each barrier of 16; the phase
 /// checker of each barrier has one slot per lane of its half.
 template <class Barrier>
-__global__ void lanes_on_two_barriers(Barrier* barriers, phase_record const* records, unsigned phases)
+__global__ void lanes_on_two_barriers(Barrier* const* barriers, phase_record const* records, unsigned phases)
 {
   unsigned const lane = threadIdx.x;
   unsigned const half = lane & 1u;
   unsigned const slot = lane >> 1;
   for (unsigned phase = 1; phase <= phases; ++phase) {
     records[half].before_arriving(slot, phase);
-    barriers[half].arrive_and_wait();
+    barriers[half]->arrive_and_wait();
     records[half].after_passing(0, 16, phase);
   }
 }
@@ -69,20 +68,17 @@ TYPED_TEST(ConformanceDeviceBarrier, LanesOfAWarpArriveOnTheirOwnBarriers)
   for (unsigned half = 0; half < 2; ++half) {
     (*records)[half] = phase_record{slots->data() + 16 * half, 16, &(*counters)[2 * half], &(*counters)[2 * half + 1]};
   }
-  barrier_type* barriers = nullptr;
-  UNISYNC_CUDA_OK(cudaMallocManaged(&barriers, 2 * sizeof(barrier_type)));
-  for (unsigned half = 0; half < 2; ++half) {
-    new (&barriers[half]) barrier_type(16, checking_completion{(*records)[half]});
-    TypeParam::prepare(barriers[half]);
-  }
-  lanes_on_two_barriers<<<1, 32>>>(barriers, records->data(), phases);
+  auto even = unisync::make_managed<barrier_type>(16, checking_completion{(*records)[0]});
+  auto odd = unisync::make_managed<barrier_type>(16, checking_completion{(*records)[1]});
+  TypeParam::prepare(*even);
+  TypeParam::prepare(*odd);
+  auto barriers = unisync::make_managed<std::array<barrier_type*, 2>>(std::array<barrier_type*, 2>{even.get(), odd.get()});
+  lanes_on_two_barriers<<<1, 32>>>(barriers->data(), records->data(), phases);
   ASSERT_EQ(finish_device_work(lane_deadline), cudaSuccess);
   for (unsigned half = 0; half < 2; ++half) {
     EXPECT_EQ((*counters)[2 * half], 0u) << "a lane left a phase of barrier " << half << " early";
     EXPECT_EQ((*counters)[2 * half + 1], phases) << "completions of barrier " << half;
   }
-  for (unsigned half = 0; half < 2; ++half) barriers[half].~barrier_type();
-  UNISYNC_CUDA_OK(cudaFree(barriers));
 }
 
 // [thread.barrier.class] arrive_and_wait(): 32 lanes, one barrier of 16: the first 16
