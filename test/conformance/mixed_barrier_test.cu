@@ -28,6 +28,19 @@ using namespace unisync::test;
 constexpr unsigned relay_phases = 4;
 constexpr std::chrono::seconds relay_deadline{40};
 
+/// Waits for the kernel, which ends the process if a GPU participant hangs in the barrier
+/// (flag waits give up in time); then fails if a CPU participant hangs there, leaving it the
+/// managed objects it uses.
+template <class... Owners>
+void finish_both_sides(bool cpu_done, Owners&... owners)
+{
+  ASSERT_EQ(finish_device_work(relay_deadline), cudaSuccess);
+  if (!cpu_done) {
+    (static_cast<void>(owners.release()), ...);
+    FAIL() << "a CPU participant never returned from the barrier";
+  }
+}
+
 /// Which side does each of the three roles of a two-participant phase: the participant
 /// whose arrive() token is handed over, the thread that waits on that token, and the
 /// participant that calls arrive_and_wait().
@@ -106,14 +119,7 @@ void relay_tokens(token_roles roles)
     if (!roles.arrive_and_wait_on_gpu) arrive_and_wait_every_phase(*shared);
   });
   bool const cpu_done = arriver.returned_within() && waiter.returned_within() && other.returned_within();
-  // Ends the process if a GPU role hangs in the barrier (its flag waits give up in time).
-  ASSERT_EQ(finish_device_work(relay_deadline), cudaSuccess);
-  if (!cpu_done) {
-    // A CPU thread hangs in the barrier: leave it the objects.
-    static_cast<void>(barrier.release());
-    static_cast<void>(relay.release());
-    FAIL() << "a CPU role never returned from the barrier";
-  }
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu_done, barrier, relay));
   EXPECT_EQ(relay->failures, 0u) << "a role gave up waiting for the other's flag";
   EXPECT_EQ(relay->waited, relay_phases);
 }
@@ -203,13 +209,7 @@ TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitAcrossTheLinkInEveryPhase
   barrier_type* const shared_barrier = barrier.get();
   split_phase_signals* const shared_signals = signals.get();
   bounded_thread cpu([shared_barrier, shared_signals] { arrive_signal_wait(*shared_barrier, *shared_signals, 0, phases); });
-  bool const cpu_done = cpu.returned_within();
-  ASSERT_EQ(finish_device_work(relay_deadline), cudaSuccess);
-  if (!cpu_done) {
-    static_cast<void>(barrier.release());
-    static_cast<void>(signals.release());
-    FAIL() << "the CPU participant never returned from the barrier";
-  }
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals));
   EXPECT_EQ(signals->failures, 0u) << "a participant's arrive() waited for the other side";
   EXPECT_EQ(signals->raised[0], phases);
   EXPECT_EQ(signals->raised[1], phases);
