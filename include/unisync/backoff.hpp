@@ -8,6 +8,9 @@
 // failed poll. `forecast_ns` is the primitive's estimate of the time until the waiter's
 // turn: the distance it waits for (tickets ahead, missing arrivals) times the cost of one
 // unit of it, both from the policy's `tuning`. A policy exposes `using tuning = ...;`.
+// `pause(forecast_ns)` is `pause_for_delay(next_delay_ns(forecast_ns))`: the first half
+// chooses the delay (and advances the policy's history), the second spends it the
+// policy's way. Timed waits call the halves themselves, to cut the delay to the time left.
 
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/platform.hpp>
@@ -26,6 +29,8 @@ struct no_backoff {
   using tuning = unisync::tuning;
   /// Always 0: poll again at once.
   UNISYNC_HOST_DEVICE cuda::std::uint32_t next_delay_ns(cuda::std::uint32_t) noexcept { return 0; }
+  /// Returns at once.
+  UNISYNC_HOST_DEVICE void pause_for_delay(cuda::std::uint32_t) noexcept {}
   /// Returns at once.
   UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t) noexcept {}
 };
@@ -57,11 +62,14 @@ class basic_exponential_backoff {
     return delay;
   }
 
-  /// Sleeps for next_delay_ns().
-  UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept
+  /// Sleeps for `delay_ns`.
+  UNISYNC_HOST_DEVICE void pause_for_delay(cuda::std::uint32_t delay_ns) noexcept
   {
-    detail::pause_for_nanoseconds<Tuning>(next_delay_ns(forecast_ns));
+    detail::pause_for_nanoseconds<Tuning>(delay_ns);
   }
+
+  /// Pauses for next_delay_ns(forecast_ns).
+  UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept { pause_for_delay(next_delay_ns(forecast_ns)); }
 
  private:
   cuda::std::uint32_t history_ns_ = 0;
@@ -91,12 +99,14 @@ class basic_proportional_backoff {
     return forecast_ns > Tuning::ceiling_ns ? Tuning::ceiling_ns : forecast_ns;
   }
 
-  /// Waits next_delay_ns(forecast_ns): polls instead of sleeping when the turn is near
-  /// (see the class).
-  UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept
+  /// Waits `delay_ns`: polls instead of sleeping when the turn is near (see the class).
+  UNISYNC_HOST_DEVICE void pause_for_delay(cuda::std::uint32_t delay_ns) noexcept
   {
-    detail::pause_near_turn<Tuning>(next_delay_ns(forecast_ns), spin_until_ns_);
+    detail::pause_near_turn<Tuning>(delay_ns, spin_until_ns_);
   }
+
+  /// Pauses for next_delay_ns(forecast_ns).
+  UNISYNC_HOST_DEVICE void pause(cuda::std::uint32_t forecast_ns) noexcept { pause_for_delay(next_delay_ns(forecast_ns)); }
 
  private:
   cuda::std::uint64_t spin_until_ns_ = 0;  // end of this wait's host spinning; 0 before it starts

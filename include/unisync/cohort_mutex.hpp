@@ -100,8 +100,8 @@ class basic_cohort_mutex {
   UNISYNC_HOST_DEVICE void unlock();
 
   /// @{
-  /// As lock(), but gives up after `timeout` and returns false; never queues.
-  /// try_lock_until gives up at `when`.
+  /// As lock(), but gives up after `timeout` and returns false; never queues. A timeout of
+  /// zero or less tries exactly once, as try_lock(). try_lock_until gives up at `when`.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {

@@ -96,7 +96,8 @@ class basic_counting_semaphore {
 
   /// @{
   /// Retries try_acquire() until it succeeds or `timeout` passes (try_acquire_until:
-  /// until `when`); never takes a ticket.
+  /// until `when`); never takes a ticket. The clock is the calling side's monotonic
+  /// clock; a timeout of zero or less tries exactly once.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_acquire_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {

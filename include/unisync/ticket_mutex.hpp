@@ -68,7 +68,8 @@ class basic_ticket_mutex {
 
   /// @{
   /// Retries try_lock() until it succeeds or `timeout` passes (try_lock_until: until
-  /// `when`); never takes a ticket.
+  /// `when`); never takes a ticket. The clock is the calling side's monotonic clock; a
+  /// timeout of zero or less tries exactly once.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {

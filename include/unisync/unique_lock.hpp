@@ -3,6 +3,7 @@
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/platform.hpp>
 
+#include <cuda/std/memory>
 #include <cuda/std/chrono>
 
 #include <chrono>
@@ -11,13 +12,17 @@
 namespace unisync {
 
 /**
- * @brief std::unique_lock for both sides: a movable owner of a lock that may or may not
- * hold it. Works with any unisync mutex in host and device code.
+ * @brief std::unique_lock for both sides ([thread.lock.unique]): a movable owner of a
+ * lock that may or may not hold it. Works with any unisync mutex in host and device code,
+ * and with any Lockable whose members it calls (TimedLockable for the timed ones).
  *
  * Tags as std: `std::defer_lock` (do not lock), `std::try_to_lock` (try once),
- * `std::adopt_lock` (the calling thread already holds it). Misuse that std reports with
- * std::system_error (locking twice, unlocking when not owning, no mutex) is a violated
- * precondition here, checked in debug builds, because the device has no exceptions.
+ * `std::adopt_lock` (the calling thread already holds it). Timeouts are durations or time
+ * points of `cuda::std::chrono` (both sides) or `std::chrono` (host). Misuse that std
+ * reports with std::system_error (locking a lock it owns, unlocking one it does not own,
+ * locking without a mutex) is a violated precondition here, checked in debug builds
+ * (UNISYNC_ASSERT: the host throws unisync::error, the device traps), because the device
+ * has no exceptions.
  */
 template <class Mutex>
 class unique_lock {
@@ -25,33 +30,54 @@ class unique_lock {
   /// The owned mutex's type.
   using mutex_type = Mutex;
 
+  /// Owns no mutex.
   unique_lock() noexcept = default;
-  /// Locks `lockable`.
-  UNISYNC_HOST_DEVICE explicit unique_lock(Mutex& lockable) : mutex_(&lockable)
+  /// Locks `lockable` (m.lock()).
+  UNISYNC_HOST_DEVICE explicit unique_lock(Mutex& lockable) : mutex_(cuda::std::addressof(lockable))
   {
     mutex_->lock();
     owns_ = true;
   }
-  /// Refers to `lockable` without locking it.
-  UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, std::defer_lock_t) noexcept : mutex_(&lockable) {}
-  /// Tries once to lock `lockable` (try_lock()).
-  UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, std::try_to_lock_t) : mutex_(&lockable), owns_(lockable.try_lock()) {}
-  /// Adopts the lock. Preconditions: the calling thread holds `lockable`.
-  UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, std::adopt_lock_t) noexcept : mutex_(&lockable), owns_(true) {}
-  /// @{
-  /// Tries to lock `lockable` for at most `timeout` (its try_lock_for).
+  /// Does not lock.
+  UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, std::defer_lock_t) noexcept
+      : mutex_(cuda::std::addressof(lockable))
+  {
+  }
+  /// Tries once (m.try_lock()).
+  UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, std::try_to_lock_t)
+      : mutex_(cuda::std::addressof(lockable)), owns_(lockable.try_lock())
+  {
+  }
+  /// Preconditions: the calling thread holds `lockable`.
+  UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, std::adopt_lock_t) noexcept
+      : mutex_(cuda::std::addressof(lockable)), owns_(true)
+  {
+  }
+  /// m.try_lock_until(when).
+  template <class Clock, class Duration>
+  UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, cuda::std::chrono::time_point<Clock, Duration> const& when)
+      : mutex_(cuda::std::addressof(lockable)), owns_(lockable.try_lock_until(when))
+  {
+  }
+  template <class Clock, class Duration>
+  unique_lock(Mutex& lockable, std::chrono::time_point<Clock, Duration> const& when)
+      : mutex_(cuda::std::addressof(lockable)), owns_(lockable.try_lock_until(when))
+  {
+  }
+  /// m.try_lock_for(timeout).
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, cuda::std::chrono::duration<Rep, Period> const& timeout)
-      : mutex_(&lockable), owns_(lockable.try_lock_for(timeout))
+      : mutex_(cuda::std::addressof(lockable)), owns_(lockable.try_lock_for(timeout))
   {
   }
   template <class Rep, class Period>
   unique_lock(Mutex& lockable, std::chrono::duration<Rep, Period> const& timeout)
-      : mutex_(&lockable), owns_(lockable.try_lock_for(timeout))
+      : mutex_(cuda::std::addressof(lockable)), owns_(lockable.try_lock_for(timeout))
   {
   }
   /// @}
 
+  /// Unlocks if it owns the lock.
   UNISYNC_HOST_DEVICE ~unique_lock()
   {
     if (owns_) mutex_->unlock();
@@ -59,13 +85,13 @@ class unique_lock {
 
   unique_lock(unique_lock const&) = delete;
   unique_lock& operator=(unique_lock const&) = delete;
-  /// Takes over `other`'s mutex and ownership; `other` is left empty.
+  /// Takes `other`'s state; `other` is left owning no mutex.
   UNISYNC_HOST_DEVICE unique_lock(unique_lock&& other) noexcept : mutex_(other.mutex_), owns_(other.owns_)
   {
     other.mutex_ = nullptr;
     other.owns_ = false;
   }
-  /// Unlocks the owned mutex, if any, then takes over `other`'s; `other` is left empty.
+  /// Unlocks what it owns, then takes `other`'s state. Self-assignment leaves it unchanged.
   UNISYNC_HOST_DEVICE unique_lock& operator=(unique_lock&& other)
   {
     if (this != &other) {
@@ -78,7 +104,8 @@ class unique_lock {
     return *this;
   }
 
-  /// Locks the mutex. Preconditions: there is one and this lock does not own it.
+  /// Preconditions (for this and every locking member below): it has a mutex and does not
+  /// own it.
   UNISYNC_HOST_DEVICE void lock()
   {
     check_can_lock();
@@ -124,25 +151,15 @@ class unique_lock {
     owns_ = mutex_->try_lock_until(when);
     return owns_;
   }
-  /// @}
-  /// Unlocks the mutex. Preconditions: this lock owns it (checked in debug builds).
+  /// Preconditions: it owns the lock.
   UNISYNC_HOST_DEVICE void unlock()
   {
-    UNISYNC_ASSERT(owns_, "unique_lock::unlock() without owning the lock");
+    UNISYNC_ASSERT(owns_, "unique_lock::unlock() without owning the lock: call it only while owns_lock()");
     mutex_->unlock();
     owns_ = false;
   }
 
-  /// Gives up ownership without unlocking; returns the mutex.
-  UNISYNC_HOST_DEVICE Mutex* release() noexcept
-  {
-    Mutex* const mutex = mutex_;
-    mutex_ = nullptr;
-    owns_ = false;
-    return mutex;
-  }
-
-  /// Exchanges mutex and ownership with `other`.
+  /// Exchanges the states of the two locks.
   UNISYNC_HOST_DEVICE void swap(unique_lock& other) noexcept
   {
     Mutex* const mutex = mutex_;
@@ -151,6 +168,14 @@ class unique_lock {
     owns_ = other.owns_;
     other.mutex_ = mutex;
     other.owns_ = owns;
+  }
+  /// Gives up ownership without unlocking; returns the mutex it had (or nullptr).
+  UNISYNC_HOST_DEVICE Mutex* release() noexcept
+  {
+    Mutex* const mutex = mutex_;
+    mutex_ = nullptr;
+    owns_ = false;
+    return mutex;
   }
 
   /// Whether this lock holds its mutex.
@@ -163,12 +188,19 @@ class unique_lock {
  private:
   UNISYNC_HOST_DEVICE void check_can_lock() const
   {
-    UNISYNC_ASSERT(mutex_ != nullptr, "unique_lock has no mutex to lock");
-    UNISYNC_ASSERT(!owns_, "unique_lock already owns its mutex");
+    UNISYNC_ASSERT(mutex_ != nullptr, "unique_lock has no mutex to lock: construct it with one, or move one in");
+    UNISYNC_ASSERT(!owns_, "unique_lock already owns its mutex: unlock() it before locking again");
   }
 
   Mutex* mutex_ = nullptr;
   bool owns_ = false;
 };
+
+/// Exchanges the states of two locks, as std::swap(unique_lock&, unique_lock&).
+template <class Mutex>
+UNISYNC_HOST_DEVICE void swap(unique_lock<Mutex>& first, unique_lock<Mutex>& second) noexcept
+{
+  first.swap(second);
+}
 
 }  // namespace unisync

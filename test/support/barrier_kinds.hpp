@@ -9,6 +9,8 @@
 #include <unisync/barrier.hpp>
 #include <unisync/partitioned_barrier.hpp>
 
+#include <gtest/gtest.h>
+
 #include <string>
 
 namespace unisync::test {
@@ -53,5 +55,8 @@ template <>
 struct type_name<flat_partitioned_barrier_kind> {
   static std::string get() { return "partitioned_barrier_flat"; }
 };
+
+/// Every barrier kind, for the typed suites.
+using barrier_kinds_tested = ::testing::Types<central_barrier_kind, partitioned_barrier_kind, flat_partitioned_barrier_kind>;
 
 }  // namespace unisync::test

@@ -38,6 +38,54 @@ class semaphore_lock : public basic_counting_semaphore<Scope, 1> {
 #endif  // defined(__CUDACC__)
 };
 
+/// A TimedLockable that counts the calls made on it (by one thread at a time) and hides its
+/// address, as a type may with a deleted `operator&`: the lock wrappers must take its
+/// address with addressof. Its lock is a unisync::mutex.
+class recording_mutex {
+ public:
+  struct calls {
+    int lock = 0;
+    int try_lock = 0;
+    int timed = 0;  // try_lock_for and try_lock_until
+    int unlock = 0;
+  };
+
+  UNISYNC_HOST_DEVICE void lock()
+  {
+    ++calls_.lock;
+    lock_.lock();
+  }
+  UNISYNC_HOST_DEVICE bool try_lock()
+  {
+    ++calls_.try_lock;
+    return lock_.try_lock();
+  }
+  template <class Timeout>
+  UNISYNC_HOST_DEVICE bool try_lock_for(Timeout const& timeout)
+  {
+    ++calls_.timed;
+    return lock_.try_lock_for(timeout);
+  }
+  template <class TimePoint>
+  UNISYNC_HOST_DEVICE bool try_lock_until(TimePoint const& when)
+  {
+    ++calls_.timed;
+    return lock_.try_lock_until(when);
+  }
+  UNISYNC_HOST_DEVICE void unlock()
+  {
+    ++calls_.unlock;
+    lock_.unlock();
+  }
+  UNISYNC_HOST_DEVICE calls const& made() const { return calls_; }
+
+  void operator&() const = delete;
+
+ private:
+  mutex lock_;
+  calls calls_;
+};
+
 using system_spin_ticket_mutex = basic_ticket_mutex<cuda::thread_scope_system, no_backoff>;
 
 /// A cohort mutex that hands the lock across after 2 passes: makes the bypass bound small

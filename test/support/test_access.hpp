@@ -121,11 +121,13 @@ struct test_access {
                              atomic_at<Scope>(semaphore.tickets_taken_).load(memory_order_acquire));
   }
 
+  /// The parity of the barrier's open phase (bit 63 of its word): flips once per completed phase.
   template <cuda::thread_scope Scope, class Completion, class Backoff>
-  UNISYNC_HOST_DEVICE static cuda::std::uint32_t phase(basic_barrier<Scope, Completion, Backoff>& barrier)
+  UNISYNC_HOST_DEVICE static cuda::std::uint32_t parity(basic_barrier<Scope, Completion, Backoff>& barrier)
   {
-    return static_cast<cuda::std::uint32_t>(atomic_at<Scope>(barrier.phase_and_missing_).load(memory_order_acquire) >>
-                                            32);
+    using barrier_type = basic_barrier<Scope, Completion, Backoff>;
+    return static_cast<cuda::std::uint32_t>(atomic_at<Scope>(barrier.word_).load(memory_order_acquire) >>
+                                            barrier_type::parity_shift);
   }
 };
 

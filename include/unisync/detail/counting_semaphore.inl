@@ -75,9 +75,9 @@ template <cuda::thread_scope Scope, cuda::std::ptrdiff_t LeastMaxValue, class Ba
 UNISYNC_HOST_DEVICE bool
 basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::try_acquire_within(cuda::std::uint64_t timeout_ns)
 {
-  return try_acquire() || detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns), [&](cuda::std::memory_order) {
-           return try_acquire() ? 0u : forecast_for_timed_wait();
-         });
+  return detail::wait_for_turn_within<Backoff>(timeout_ns, [&](cuda::std::memory_order) {
+    return try_acquire() ? 0u : forecast_for_timed_wait();
+  });
 }
 
 #if defined(__CUDACC__)

@@ -39,11 +39,9 @@ UNISYNC_HOST_DEVICE void basic_mutex<Scope, Backoff>::lock_contended()
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_mutex<Scope, Backoff>::try_lock_within(cuda::std::uint64_t timeout_ns)
 {
-  return try_lock() ||
-         detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns),
-                                              [this](cuda::std::memory_order) {
-                                                return try_lock() ? 0u : Backoff::tuning::ticket_handoff_ns;
-                                              });
+  return detail::wait_for_turn_within<Backoff>(timeout_ns, [this](cuda::std::memory_order) {
+    return try_lock() ? 0u : Backoff::tuning::ticket_handoff_ns;
+  });
 }
 
 #if defined(__CUDACC__)

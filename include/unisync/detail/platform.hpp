@@ -171,6 +171,21 @@ class deadline {
 
   UNISYNC_HOST_DEVICE bool passed() const noexcept { return monotonic_nanoseconds() >= at_; }
 
+  /// Nanoseconds left before the deadline; 0 once it has passed.
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t remaining_ns() const noexcept
+  {
+    cuda::std::uint64_t const now = monotonic_nanoseconds();
+    return now >= at_ ? 0 : at_ - now;
+  }
+
+  /// `delay_ns`, or the time left if that is less: a pause of this length ends by the
+  /// deadline, so a timed wait overshoots it by the sleep primitive's slack only.
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t clamp_ns(cuda::std::uint32_t delay_ns) const noexcept
+  {
+    cuda::std::uint64_t const left = remaining_ns();
+    return left < delay_ns ? static_cast<cuda::std::uint32_t>(left) : delay_ns;
+  }
+
  private:
   UNISYNC_HOST_DEVICE explicit deadline(cuda::std::uint64_t at) noexcept : at_(at) {}
   cuda::std::uint64_t at_;

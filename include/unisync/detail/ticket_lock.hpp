@@ -53,14 +53,15 @@ struct ticket_lock {
     served.store(my_ticket + 1, memory_order_release);
   }
 
-  /// Retries try_lock() until it succeeds or the timeout passes: never takes a ticket.
+  /// Retries try_lock() until it succeeds or the timeout passes: never takes a ticket. A
+  /// timeout of zero tries once.
   UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns)
   {
-    return try_lock() || wait_for_turn_until<Backoff>(deadline::after(timeout_ns), [&](cuda::std::memory_order) {
-             if (try_lock()) return 0u;
-             // Pause as if queued behind everyone now waiting.
-             return forecast_ns(saturated_count(queued()), Backoff::tuning::ticket_handoff_ns);
-           });
+    return wait_for_turn_within<Backoff>(timeout_ns, [&](cuda::std::memory_order) {
+      if (try_lock()) return 0u;
+      // Pause as if queued behind everyone now waiting.
+      return forecast_ns(saturated_count(queued()), Backoff::tuning::ticket_handoff_ns);
+    });
   }
 
   /// Tickets taken and not yet served: the holder plus its waiters. Called by the holder,

@@ -66,18 +66,44 @@ UNISYNC_HOST_DEVICE void retry_until_taken(cuda::std::uint32_t forecast, Attempt
   while (!attempt()) backoff.pause(forecast);
 }
 
+/// Pauses by the Backoff policy between polls of `forecast_to_turn` until a poll returns 0
+/// (true) or `limit` has passed (false). `forecast` is the nonzero forecast of the poll the
+/// caller just made. Each pause is cut to the time left before the deadline, so the wait
+/// ends by the deadline plus the sleep primitive's slack, whatever the policy's delay; the
+/// forecasts, and the policy's history, are those of an untimed wait.
+template <class Backoff, class ForecastToTurn>
+UNISYNC_HOST_DEVICE bool keep_waiting_until(deadline const& limit, cuda::std::uint32_t forecast,
+                                            ForecastToTurn forecast_to_turn)
+{
+  Backoff backoff;
+  while (!limit.passed()) {
+    backoff.pause_for_delay(limit.clamp_ns(backoff.next_delay_ns(forecast)));
+    forecast = forecast_to_turn(cuda::std::memory_order_acquire);
+    if (forecast == 0) return true;
+  }
+  return false;
+}
+
 /// As wait_for_turn, but gives up once `limit` has passed; returns whether the turn came.
 /// Polls at least once, so a zero timeout still succeeds when the turn is free.
 template <class Backoff, class ForecastToTurn>
 UNISYNC_HOST_DEVICE bool wait_for_turn_until(deadline const& limit, ForecastToTurn forecast_to_turn)
 {
-  Backoff backoff;
-  for (cuda::std::uint32_t forecast = forecast_to_turn(cuda::std::memory_order_acquire); forecast != 0;
-       forecast = forecast_to_turn(cuda::std::memory_order_acquire)) {
-    if (limit.passed()) return false;
-    backoff.pause(forecast);
-  }
-  return true;
+  cuda::std::uint32_t const forecast = forecast_to_turn(cuda::std::memory_order_acquire);
+  return forecast == 0 || keep_waiting_until<Backoff>(limit, forecast, forecast_to_turn);
+}
+
+/// A timed wait of `timeout_ns` from now: polls once, and a timeout of zero (std's zero or
+/// negative duration, or a time point already past) ends there, so that it tries exactly
+/// once; otherwise as wait_for_turn_until. The first poll reads no clock, so a turn that is
+/// free costs what an untimed try does.
+template <class Backoff, class ForecastToTurn>
+UNISYNC_HOST_DEVICE bool wait_for_turn_within(cuda::std::uint64_t timeout_ns, ForecastToTurn forecast_to_turn)
+{
+  cuda::std::uint32_t const forecast = forecast_to_turn(cuda::std::memory_order_acquire);
+  if (forecast == 0) return true;
+  if (timeout_ns == 0) return false;
+  return keep_waiting_until<Backoff>(deadline::after(timeout_ns), forecast, forecast_to_turn);
 }
 
 }  // namespace unisync::detail

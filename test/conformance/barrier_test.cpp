@@ -1,0 +1,216 @@
+// The barriers against [thread.barrier.class], on CPU threads, over the barrier kinds of
+// barrier_kinds.hpp (barrier, partitioned_barrier, partitioned_barrier in flat mode).
+// Every wait is bounded: a barrier that blocks where std says it must not fails the test.
+
+#include "barrier_kinds.hpp"
+#include "bounded.hpp"
+#include "flags.hpp"
+#include "test_access.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using unisync::test::bounded_thread;
+using unisync::test::eventually;
+
+/// Counts the runs of a barrier's completion function and the arrivals they saw.
+struct completion_log {
+  std::atomic<int> arrivals{0};
+  std::atomic<int> completions{0};
+  std::atomic<int> early{0};  // completions that ran before every arrival of their phase
+  int participants = 0;
+};
+struct logging_completion {
+  completion_log* log;
+  void operator()() const noexcept
+  {
+    int const phase = log->completions.load(std::memory_order_relaxed) + 1;
+    if (log->arrivals.load(std::memory_order_relaxed) != phase * log->participants) log->early.fetch_add(1);
+    log->completions.store(phase, std::memory_order_relaxed);
+  }
+};
+
+template <class Kind>
+class ConformanceBarrier : public ::testing::Test {
+ protected:
+  template <class Completion = unisync::empty_completion>
+  using barrier_type = typename Kind::template type<Completion>;
+
+  /// In a shared_ptr: a thread that hangs in it is detached and keeps its copy.
+  template <class Completion = unisync::empty_completion, class... Args>
+  static std::shared_ptr<barrier_type<Completion>> make(Args&&... args)
+  {
+    auto barrier = std::make_shared<barrier_type<Completion>>(std::forward<Args>(args)...);
+    Kind::prepare(*barrier);
+    return barrier;
+  }
+};
+TYPED_TEST_SUITE(ConformanceBarrier, unisync::test::barrier_kinds_tested, unisync::test::type_names);
+
+// [thread.barrier.class] max(): the largest expected count the implementation supports;
+// barrier(expected, f): Preconditions: expected >= 0 and expected <= max() (checked in
+// every build here); arrival_token is a movable type.
+TYPED_TEST(ConformanceBarrier, MaxAndConstructorPreconditions)
+{
+  using tested = typename TestFixture::template barrier_type<>;
+  static_assert(noexcept(tested::max()));
+  static_assert(tested::max() > 0);
+  static_assert(std::is_move_constructible_v<typename tested::arrival_token>);
+  static_assert(std::is_move_assignable_v<typename tested::arrival_token>);
+  static_assert(!std::is_copy_constructible_v<tested> && !std::is_move_constructible_v<tested>);
+  EXPECT_NO_THROW(TestFixture::make(0));
+  EXPECT_NO_THROW(TestFixture::make(tested::max()));
+  EXPECT_THROW(TestFixture::make(-1), unisync::error);
+  EXPECT_THROW(TestFixture::make(tested::max() + 1), unisync::error);
+}
+
+// [thread.barrier.class] arrive: "Effects: Constructs an object of type arrival_token ...
+// decrements the expected count by update" -- it does not block: a participant's arrive
+// returns before the other participant arrives, in every phase.
+TYPED_TEST(ConformanceBarrier, ArriveNeverWaitsForAnotherParticipant)
+{
+  auto barrier = TestFixture::make(2);
+  for (int phase = 1; phase <= 3; ++phase) {
+    auto token = std::make_shared<typename TestFixture::template barrier_type<>::arrival_token>();
+    bounded_thread arriving([barrier, token] { *token = barrier->arrive(); });
+    ASSERT_TRUE(arriving.returned_within()) << "arrive() blocked until another participant arrived, phase " << phase;
+    EXPECT_FALSE(barrier->try_wait(*token));
+    barrier->arrive_and_wait();
+    EXPECT_TRUE(barrier->try_wait(*token));
+  }
+}
+
+// [thread.barrier.class] wait(arrival_token&&): blocks until the token's phase completes;
+// the token is a value, so a thread other than the one that arrived may wait on it.
+TYPED_TEST(ConformanceBarrier, ATokenIsWaitedOnByAnotherThread)
+{
+  auto barrier = TestFixture::make(2);
+  for (int phase = 1; phase <= 3; ++phase) {
+    auto token = barrier->arrive();
+    auto released = std::make_shared<std::atomic<bool>>(false);
+    bounded_thread waiter([barrier, released, moved = std::move(token)]() mutable {
+      barrier->wait(std::move(moved));
+      released->store(true);
+    });
+    EXPECT_FALSE(eventually([&] { return released->load(); }, 20ms)) << "released with a participant missing";
+    bounded_thread last([barrier] { static_cast<void>(barrier->arrive()); });
+    EXPECT_TRUE(last.returned_within());
+    EXPECT_TRUE(waiter.returned_within()) << "the moved token's waiter was not released, phase " << phase;
+  }
+}
+
+// [thread.barrier.class] wait: Preconditions: arrival is associated with the current phase
+// or the immediately preceding one: waiting on the previous phase's token returns.
+TYPED_TEST(ConformanceBarrier, WaitOnThePreviousPhasesTokenReturns)
+{
+  using token_type = typename TestFixture::template barrier_type<>::arrival_token;
+  auto barrier = TestFixture::make(2);
+  for (int phase = 1; phase <= 3; ++phase) {
+    auto previous = std::make_shared<token_type>(barrier->arrive());
+    bounded_thread other([barrier] { static_cast<void>(barrier->arrive()); });  // completes the phase
+    ASSERT_TRUE(other.returned_within());
+    auto current = std::make_shared<token_type>(barrier->arrive());  // the next phase, still open
+    bounded_thread waiter([barrier, previous] { barrier->wait(std::move(*previous)); });
+    EXPECT_TRUE(waiter.returned_within()) << "a token of the phase before blocked, phase " << phase;
+    bounded_thread last([barrier] { static_cast<void>(barrier->arrive()); });
+    ASSERT_TRUE(last.returned_within());
+    bounded_thread current_waiter([barrier, current] { barrier->wait(std::move(*current)); });
+    ASSERT_TRUE(current_waiter.returned_within());
+  }
+}
+
+// [thread.barrier.class] arrive_and_drop: decrements the initial expected count for all
+// subsequent phases by one, then arrives.
+TYPED_TEST(ConformanceBarrier, ArriveAndDropReducesLaterPhases)
+{
+  auto barrier = TestFixture::make(3);
+  bounded_thread dropper([barrier] { barrier->arrive_and_drop(); });
+  EXPECT_TRUE(dropper.returned_within());
+  bounded_thread stayer([barrier] {
+    for (int phase = 1; phase <= 5; ++phase) barrier->arrive_and_wait();
+  });
+  for (int phase = 1; phase <= 5; ++phase) {
+    auto token = std::make_shared<typename TestFixture::template barrier_type<>::arrival_token>(barrier->arrive());
+    bounded_thread waiter([barrier, token] { barrier->wait(std::move(*token)); });
+    ASSERT_TRUE(waiter.returned_within()) << "phase " << phase << " waited for the dropped participant";
+  }
+  EXPECT_TRUE(stayer.returned_within());
+}
+
+// [thread.barrier.class] (phase completion step): the completion function runs exactly
+// once per phase, after the phase's last arrival and before any waiter is released.
+TYPED_TEST(ConformanceBarrier, CompletionRunsOncePerPhaseBeforeAnyWaiterIsReleased)
+{
+  constexpr int participants = 3;
+  constexpr int phases = 1000;
+  auto log = std::make_shared<completion_log>();
+  log->participants = participants;
+  auto barrier = TestFixture::template make<logging_completion>(participants, logging_completion{log.get()});
+  auto released_early = std::make_shared<std::atomic<int>>(0);
+  std::vector<std::unique_ptr<bounded_thread>> threads;
+  for (int participant = 0; participant < participants; ++participant) {
+    threads.push_back(std::make_unique<bounded_thread>([barrier, log, released_early] {
+      for (int phase = 1; phase <= phases; ++phase) {
+        log->arrivals.fetch_add(1, std::memory_order_relaxed);
+        barrier->arrive_and_wait();
+        if (log->completions.load(std::memory_order_relaxed) != phase) released_early->fetch_add(1);
+      }
+    }));
+  }
+  for (auto& thread : threads) ASSERT_TRUE(thread->returned_within());
+  EXPECT_EQ(log->completions.load(), phases) << "one completion per phase";
+  EXPECT_EQ(log->early.load(), 0) << "a completion ran before its phase's last arrival";
+  EXPECT_EQ(released_early->load(), 0) << "a waiter left before its phase's completion";
+}
+
+// [thread.barrier.class] arrive then wait: in every phase a participant may arrive, then
+// do what another participant waits for before it arrives, then wait (split-phase use),
+// each participant leading in every other phase; 1000 phases.
+TYPED_TEST(ConformanceBarrier, SplitPhaseWorksInEveryPhase)
+{
+  constexpr std::uint32_t phases = 1000;
+  auto barrier = TestFixture::make(2);
+  auto signals = std::make_shared<unisync::test::split_phase_signals>();
+  bounded_thread first([barrier, signals] { unisync::test::arrive_signal_wait(*barrier, *signals, 0, phases); });
+  bounded_thread second([barrier, signals] { unisync::test::arrive_signal_wait(*barrier, *signals, 1, phases); });
+  EXPECT_TRUE(first.returned_within());
+  EXPECT_TRUE(second.returned_within());
+  EXPECT_EQ(signals->failures, 0u) << "a leader's arrive() waited for the follower to arrive";
+  EXPECT_EQ(signals->raised[0], phases);
+  EXPECT_EQ(signals->raised[1], phases);
+}
+
+// [thread.barrier.class] each phase completion step starts the next phase exactly once:
+// the open phase's parity flips once per arrive_and_wait of a sole participant.
+TEST(ConformanceBarrierPhase, TheParityFlipsOncePerPhase)
+{
+  unisync::barrier<> barrier(1);
+  for (std::uint32_t phase = 0; phase < 8; ++phase) {
+    EXPECT_EQ(unisync::detail::test_access::parity(barrier), phase & 1u);
+    barrier.arrive_and_wait();
+  }
+}
+
+// [thread.barrier.class] arrive never blocks, with participants on both sides of a
+// partitioned barrier: the CPU's arrival must not wait for the GPU side (simulated here
+// by the split the first phase would have found: one CPU and one GPU participant). Fails
+// while a side's last arrival does the cross-link handshake itself.
+TEST(ConformancePartitionedBarrier, ArriveNeverWaitsForTheOtherSide)
+{
+  auto barrier = std::make_shared<unisync::partitioned_barrier<>>(2);
+  unisync::detail::test_access::assume_split(*barrier, 1, 1);
+  bounded_thread arriving([barrier] { static_cast<void>(barrier->arrive()); });
+  EXPECT_TRUE(arriving.returned_within(5s)) << "the CPU's arrive() waited for the GPU side to arrive";
+}
+
+}  // namespace

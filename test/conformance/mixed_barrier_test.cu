@@ -1,0 +1,199 @@
+// The barriers against [thread.barrier.class] with CPU and GPU threads on one object in
+// managed memory: an arrival token is a plain value, so a token from an arrival on one
+// side is waited on by a thread of either side; split-phase use (arrive, do what the
+// other participant waits for, then wait) across the link in every phase. Flag waits are
+// bounded (flags.hpp); a barrier wait that hangs on the GPU is caught by the kernel
+// deadline (gpu.hpp), on the CPU by bounded_thread.
+
+#include "barrier_kinds.hpp"
+#include "bounded.hpp"
+#include "flags.hpp"
+#include "gpu.hpp"
+
+#include <unisync/managed.hpp>
+
+#include <cuda/std/utility>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using namespace unisync::test;
+
+constexpr unsigned relay_phases = 4;
+constexpr std::chrono::seconds relay_deadline{40};
+
+/// Waits for the kernel, which ends the process if a GPU participant hangs in the barrier
+/// (flag waits give up in time); then fails if a CPU participant hangs there, leaving it the
+/// managed objects it uses.
+template <class... Owners>
+void finish_both_sides(bool cpu_done, Owners&... owners)
+{
+  ASSERT_EQ(finish_device_work(relay_deadline), cudaSuccess);
+  if (!cpu_done) {
+    (static_cast<void>(owners.release()), ...);
+    FAIL() << "a CPU participant never returned from the barrier";
+  }
+}
+
+/// Which side does each of the three roles of a two-participant phase: the participant
+/// whose arrive() token is handed over, the thread that waits on that token, and the
+/// participant that calls arrive_and_wait().
+struct token_roles {
+  bool arrive_on_gpu;
+  bool wait_on_gpu;
+  bool arrive_and_wait_on_gpu;
+};
+
+/// The relay's shared state, in managed memory: tokens and flags per phase.
+template <class Barrier>
+struct token_relay {
+  Barrier* barrier;
+  typename Barrier::arrival_token tokens[relay_phases];
+  cuda::std::uint32_t handed_over = 0;  // phases whose token is in `tokens`
+  cuda::std::uint32_t waited = 0;       // phases whose token's wait returned
+  cuda::std::uint32_t failures = 0;
+};
+
+/// Arrives, hands the token over, and arrives again only once its phase was waited for.
+template <class Barrier>
+UNISYNC_HOST_DEVICE void arrive_and_hand_over(token_relay<Barrier>& relay)
+{
+  for (cuda::std::uint32_t phase = 1; phase <= relay_phases; ++phase) {
+    relay.tokens[phase - 1] = relay.barrier->arrive();
+    raise_flag(relay.handed_over, phase);
+    if (!await_flag(relay.waited, phase, relay.failures)) return;
+  }
+}
+
+/// Waits on each handed-over token: a copy of a value an arrival on either side made.
+template <class Barrier>
+UNISYNC_HOST_DEVICE void wait_on_handed_tokens(token_relay<Barrier>& relay)
+{
+  for (cuda::std::uint32_t phase = 1; phase <= relay_phases; ++phase) {
+    if (!await_flag(relay.handed_over, phase, relay.failures)) return;
+    typename Barrier::arrival_token token = relay.tokens[phase - 1];
+    relay.barrier->wait(cuda::std::move(token));
+    raise_flag(relay.waited, phase);
+  }
+}
+
+template <class Barrier>
+UNISYNC_HOST_DEVICE void arrive_and_wait_every_phase(token_relay<Barrier>& relay)
+{
+  for (cuda::std::uint32_t phase = 1; phase <= relay_phases; ++phase) relay.barrier->arrive_and_wait();
+}
+
+/// One block of one thread per role the GPU plays.
+template <class Barrier>
+__global__ void relay_on_gpu(token_relay<Barrier>* relay, token_roles roles)
+{
+  if (blockIdx.x == 0 && roles.arrive_on_gpu) arrive_and_hand_over(*relay);
+  if (blockIdx.x == 1 && roles.wait_on_gpu) wait_on_handed_tokens(*relay);
+  if (blockIdx.x == 2 && roles.arrive_and_wait_on_gpu) arrive_and_wait_every_phase(*relay);
+}
+
+template <class Kind>
+void relay_tokens(token_roles roles)
+{
+  using barrier_type = typename Kind::template type<unisync::empty_completion>;
+  auto barrier = unisync::make_managed<barrier_type>(2);
+  Kind::prepare(*barrier);
+  auto relay = unisync::make_managed<token_relay<barrier_type>>();
+  relay->barrier = barrier.get();
+  relay_on_gpu<<<3, 1>>>(relay.get(), roles);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  token_relay<barrier_type>* const shared = relay.get();
+  bounded_thread arriver([shared, roles] {
+    if (!roles.arrive_on_gpu) arrive_and_hand_over(*shared);
+  });
+  bounded_thread waiter([shared, roles] {
+    if (!roles.wait_on_gpu) wait_on_handed_tokens(*shared);
+  });
+  bounded_thread other([shared, roles] {
+    if (!roles.arrive_and_wait_on_gpu) arrive_and_wait_every_phase(*shared);
+  });
+  bool const cpu_done = arriver.returned_within() && waiter.returned_within() && other.returned_within();
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu_done, barrier, relay));
+  EXPECT_EQ(relay->failures, 0u) << "a role gave up waiting for the other's flag";
+  EXPECT_EQ(relay->waited, relay_phases);
+}
+
+/// A case: the barrier kind (its relay function) and the sides of the three roles.
+using relay_case = std::tuple<void (*)(token_roles), std::string, int>;
+
+token_roles roles_of(int bits) { return token_roles{(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0}; }
+
+class ConformanceMixedBarrier : public ::testing::TestWithParam<relay_case> {};
+
+// [thread.barrier.class] arrive returns an arrival_token; wait(arrival_token&&) blocks
+// until its phase completes: the token is a value, valid in any thread on either side.
+// Every assignment of arrive (whose token moves), wait and arrive_and_wait to the CPU or
+// the GPU, over several phases.
+TEST_P(ConformanceMixedBarrier, TokensMoveAcrossSides)
+{
+  UNISYNC_REQUIRE_GPU();
+  std::get<0>(GetParam())(roles_of(std::get<2>(GetParam())));
+}
+
+std::string relay_case_name(::testing::TestParamInfo<relay_case> const& info)
+{
+  token_roles const roles = roles_of(std::get<2>(info.param));
+  auto side = [](bool gpu) { return gpu ? std::string("Gpu") : std::string("Cpu"); };
+  return std::get<1>(info.param) + "ArriveOn" + side(roles.arrive_on_gpu) + "WaitOn" + side(roles.wait_on_gpu) +
+         "ArriveAndWaitOn" + side(roles.arrive_and_wait_on_gpu);
+}
+
+std::vector<relay_case> every_relay_case()
+{
+  std::vector<relay_case> cases;
+  for (int roles = 0; roles < 8; ++roles) {
+    cases.emplace_back(&relay_tokens<central_barrier_kind>, "Barrier", roles);
+    cases.emplace_back(&relay_tokens<partitioned_barrier_kind>, "PartitionedBarrier", roles);
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryAssignment, ConformanceMixedBarrier, ::testing::ValuesIn(every_relay_case()),
+                         relay_case_name);
+
+template <class Barrier>
+__global__ void arrive_signal_wait_on_gpu(Barrier* barrier, split_phase_signals* signals, cuda::std::uint32_t phases)
+{
+  arrive_signal_wait(*barrier, *signals, 1, phases);
+}
+
+template <class Kind>
+class ConformanceMixedSplitPhase : public ::testing::Test {};
+using mixed_barrier_kinds = ::testing::Types<central_barrier_kind, partitioned_barrier_kind>;
+TYPED_TEST_SUITE(ConformanceMixedSplitPhase, mixed_barrier_kinds, type_names);
+
+// [thread.barrier.class] arrive does not block: a CPU participant and a GPU participant
+// arrive, then do what the other waits for before it arrives, then wait, the CPU leading
+// in odd phases and the GPU in even ones, 300 phases (each crosses the link several
+// times): flags.hpp's arrive_signal_wait.
+TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitAcrossTheLinkInEveryPhase)
+{
+  UNISYNC_REQUIRE_GPU();
+  using barrier_type = typename TypeParam::template type<unisync::empty_completion>;
+  constexpr cuda::std::uint32_t phases = 300;
+  auto barrier = unisync::make_managed<barrier_type>(2);
+  TypeParam::prepare(*barrier);
+  auto signals = unisync::make_managed<split_phase_signals>();
+  arrive_signal_wait_on_gpu<<<1, 1>>>(barrier.get(), signals.get(), phases);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  barrier_type* const shared_barrier = barrier.get();
+  split_phase_signals* const shared_signals = signals.get();
+  bounded_thread cpu([shared_barrier, shared_signals] { arrive_signal_wait(*shared_barrier, *shared_signals, 0, phases); });
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals));
+  EXPECT_EQ(signals->failures, 0u) << "a participant's arrive() waited for the other side";
+  EXPECT_EQ(signals->raised[0], phases);
+  EXPECT_EQ(signals->raised[1], phases);
+}
+
+}  // namespace
