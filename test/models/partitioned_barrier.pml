@@ -61,10 +61,18 @@
  * code is one atomic Promela step. The memory orders are not modeled; in particular the
  * completion function's exactly-once rule rests on the SC fences between each leader's
  * report store and its read of the other report (no store buffering): under spin's
- * interleaving semantics a store is visible to the next load anyway, so the Dekker
- * argument is trivially true here, and the weak-memory side of the fence is argued in the
- * code comment, not checked. What the model does check with a completion function is the
- * rule built on it: the verdict, who runs, the `completed` marker and the carries.
+ * interleaving semantics a store is visible to the next load anyway, so by default the
+ * Dekker argument is trivially true here (-DBUG_NO_FENCE alone finds no error). What the
+ * model checks with a completion function is the rule built on it: the verdict, who runs,
+ * the `completed` marker and the carries. -DSTORE_BUFFERS adds one weak-memory effect,
+ * store buffering (TSO, as x86): a leader's report store enters its side's buffer and
+ * becomes visible later (a drain() process per side moves it to memory at any time), at
+ * the latest when the leader fences (-DCOMPLETION) or before its next store or
+ * read-modify-write; the leader's read of the other report may come first. With the
+ * fence the rule holds; without it (-DBUG_NO_FENCE) both leaders read the other's old
+ * report, neither runs the completion, and the phase never ends (deadlock). The weaker
+ * behaviours of the PTX model (no multi-copy atomicity, scopes) are not modeled: the
+ * code comment argues them.
  * Merged steps: the leader's reads and writes of expected and drops and the first phase's
  * arming stores (no one touches a side word before the central release), as before; a
  * waiter's loads of the two reports (and, with a completion function, of `completed` and
@@ -140,6 +148,10 @@
  *                          flag: the absent report is classified at the next phase (as
  *                          absent), but at the phase after that a report (p - 1, 0) reads
  *                          as pending, and the CPU's phase never ends (deadlock)
+ *   -DBUG_NO_FENCE         with -DCOMPLETION -DSTORE_BUFFERS, no SC fence between a
+ *                          leader's report and its read: store buffering lets both leaders
+ *                          miss each other's report, and no one runs the completion
+ *                          (deadlock); under plain SC (no -DSTORE_BUFFERS) not caught
  *   -DBUG_REPORT_UNSIGNED  reported_at_least() as an unsigned >=: once the phase numbers
  *                          wrap (awaited next phase 0), the previous report (phase 3)
  *                          reads as arrived and a side is released before the other
@@ -250,6 +262,13 @@ bool v_gpu_runs;              /* ... | gpu_runs_completion */
 byte done_phase;              /* completed: the phase whose completion ran, + 1 */
 #endif
 
+#if defined(STORE_BUFFERS)
+/* a store buffer per leader side: its report store, not yet visible to other threads */
+bool sb_full[2];
+byte sb_phase[2];
+byte sb_share[2];
+#endif
+
 /* ghosts */
 byte s_cur[2];                /* absolute phase of each side's word */
 byte arrived[PHASES];         /* arrival weight counted in each phase */
@@ -338,6 +357,21 @@ inline try_carry(s, p, ph, sh, res) {
 #endif
 }
 
+/* The leader's report store: with -DSTORE_BUFFERS it enters the side's store buffer,
+   and becomes visible when drain() moves it to memory (at any later time), or when the
+   leader drains it (a fence, or before its next store or read-modify-write: FIFO) */
+#if defined(STORE_BUFFERS)
+inline store_report(s, np, ns) {
+  atomic { sb_phase[s] = np; sb_share[s] = ns; sb_full[s] = true }
+}
+#define DRAINED(s) !sb_full[s]
+#else
+inline store_report(s, np, ns) {
+  atomic { r_phase[s] = np; r_share[s] = ns }
+}
+#define DRAINED(s) skip
+#endif
+
 /* lead_mixed_phase(s, p, ns) by the leader of absolute phase k -> res (the phase ended) */
 inline lead_mixed_phase(s, k, p, ns, ph, sh, runs, res) {
 #if !defined(COMPLETION)
@@ -345,9 +379,10 @@ inline lead_mixed_phase(s, k, p, ns, ph, sh, runs, res) {
   :: s == 1 ->                                    /* GPU: read, (fence), report */
      atomic { ph = r_phase[0]; sh = r_share[0] };
      atomic { r_phase[1] = (p + 1) % PM; r_share[1] = ns }
-  :: s == 0 ->                                    /* CPU: report, read */
-     atomic { r_phase[0] = (p + 1) % PM; r_share[0] = ns };
-     atomic { ph = r_phase[1]; sh = r_share[1] }
+  :: s == 0 ->                                    /* CPU: report, read (no fence) */
+     store_report(0, (p + 1) % PM, ns);
+     atomic { ph = r_phase[1]; sh = r_share[1] };
+     DRAINED(0)                                   /* before its next read-modify-write */
   fi;
 #if defined(BUG_LEADER_WAITS)
   if                                              /* BUG: waits inside arrive() */
@@ -360,8 +395,12 @@ inline lead_mixed_phase(s, k, p, ns, ph, sh, runs, res) {
   :: else -> res = false
   fi
 #else
-  atomic { r_phase[s] = (p + 1) % PM; r_share[s] = ns };   /* report; SC fence */
+  store_report(s, (p + 1) % PM, ns);
+#if !defined(BUG_NO_FENCE)
+  DRAINED(s);                                     /* the SC fence */
+#endif
   atomic { ph = r_phase[1 - s]; sh = r_share[1 - s] };
+  DRAINED(s);                                     /* before its next store */
   if
   :: s == 1 ->
      runs = C_SEEN(ph, sh, p);
@@ -629,8 +668,21 @@ proctype foreign() {
   od
 }
 
+#if defined(STORE_BUFFERS)
+proctype drain(byte s) {
+end:
+  do
+  :: atomic { sb_full[s] -> r_phase[s] = sb_phase[s]; r_share[s] = sb_share[s]; sb_full[s] = false }
+  od
+}
+#endif
+
 init {
   atomic {
+#if defined(STORE_BUFFERS)
+    run drain(0);
+    run drain(1);
+#endif
     run participant(0, 0, W0, D0);
     run participant(1, 1, W1, D1);
     if
