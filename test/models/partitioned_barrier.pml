@@ -100,6 +100,7 @@
  *   -DCOMPLETION a completion function: every side phase stops one short of the carry,
  *                also alone, and the leaders decide who runs it
  *   -DFLAT       flat mode: every phase on the central word
+ *   -DSTORE_BUFFERS  the leaders' report stores go through store buffers (see above)
  * Proves (check_model.sh):
  *   --safety        nobody leaves phase k (a participant's wait, a completed token, the
  *                   foreign waiter F) before every participant of phase k arrived (the
@@ -120,7 +121,7 @@
  *   -DBUG_CARRY_PLAIN_ADD  try_carry loads the word and, if it awaits the carry, adds it
  *                          with a plain fetch_add instead of a compare-and-swap: the leader
  *                          and a waiter both add it (assertion: the second carry lands on a
- *                          word that does not await it)
+ *                          word that does not await it; needs -DNP=3, a second waiter)
  *   -DWAITER_OTHER_ONLY    a waiter of the side decides the phase ended on the other
  *                          side's report alone, without its own side's: NOT a bug (no
  *                          error): its word awaiting the carry already says every arrival
@@ -141,7 +142,8 @@
  *                          the carry, arrives first in the new phase and arms it for the
  *                          participants after P0's drop, one short, while P0's second
  *                          addition is still to come (assertion: armed for the wrong
- *                          number; with -DCOMPLETION a deadlock)
+ *                          number; without it the code's check fires on P0's second
+ *                          addition; with -DCOMPLETION a deadlock)
  *   -DFOREIGN -DNP=3 -DD1=2  the GPU side leaves in phase 2 (report (2, share 0)); on the
  *                          CPU the carries of two phases in a row are added by P0's
  *                          arrivals (arrive_after_carry), which never clear the mixed
@@ -157,9 +159,10 @@
  *                          reads as arrived and a side is released before the other
  *                          side's arrivals (assertion)
  *   -DBUG_REPORT_KEEPS_DROPS  a leader reports its side's participants without its own
- *                          drop (the share check fires; with -DNO_SHARE_CHECK, when the
- *                          GPU side leaves, the CPU side stays mixed and its phases never
- *                          end: deadlock)
+ *                          drop (the share check fires; with -DNO_SHARE_CHECK, when both
+ *                          GPU participants drop in phase 2, -DNP=3 -DS2=1 -DD1=2 -DD2=2,
+ *                          the GPU's last report says share 1, the CPU side stays mixed
+ *                          and its phase never ends: deadlock)
  */
 
 #ifndef PHASES
