@@ -40,9 +40,14 @@
  * (default 1; -DW0=2 models a group of two threads counted with one addition, as
  * arrive_and_wait(group) and the device's warp arrival do) and P1 with weight 1; both
  * arrive_and_wait() in every phase. P2 arrive_and_wait()s until phase DROP_PHASE
- * (default 1), where it arrive_and_drop()s and leaves. The barrier is built with
- * expected = W0 + 2. With the default completion the next phase opens when the last
+ * (default 1), where it arrive_and_drop()s and leaves; with -DD1=k P1 does the same in
+ * phase k (-DD1=2: phases 3 and 4 have P0 alone, one participant). The barrier is built
+ * with expected = W0 + 2. With the default completion the next phase opens when the last
  * addition carries, so its first arrivals race the thread that completed the phase.
+ * -DSPLIT: split-phase use. In phase k the signaller (P0 in even phases, P1 in odd ones
+ * while it takes part, else P0) arrives, then sets sig[k], then waits; every other
+ * participant of phase k waits for sig[k] before it arrives. A barrier whose arrive()
+ * waited for the others would deadlock here.
  *
  * Proves (check_model.sh):
  *   --safety         nobody leaves phase k before every participant of phase k arrived
@@ -51,7 +56,8 @@
  *                    all of its arrivals; every arrival is in its own phase and never
  *                    exceeds the missing count; the first arrival arms with exactly the
  *                    phase's participants (the drop is applied); exactly one thread
- *                    completes each phase; no deadlock (no invalid end state)
+ *                    completes each phase; no deadlock (no invalid end state), also
+ *                    under split-phase use and with one participant
  *   --ltl all_finish under weak fairness every participant eventually finishes
  * Seeded bugs:
  *   -DBUG_WAIT_INVERTED        wait() polls until parity == token: leaves at once
@@ -62,6 +68,8 @@
  *   -DBUG_ARM_UNCHECKED        the first arrival does not check whether its arm completed
  *                              the phase; with a completion function no one then runs
  *                              it and adds the carry (deadlock, with -DCOMPLETION)
+ *   -DBUG_ARRIVE_WAITS         arrive() waits for the phase to complete before it returns:
+ *                              with -DSPLIT the signaller never signals (deadlock)
  *   -DBUG_CARRY_BEFORE_COMPLETION  the carry is added before the completion function
  *                              runs: a waiter leaves before it ran (assertion, with
  *                              -DCOMPLETION)
@@ -75,6 +83,10 @@
 #endif
 #ifndef W0
 #define W0 1
+#endif
+#define NEVER 99
+#ifndef D1
+#define D1 NEVER
 #endif
 #define EXPECTED (W0 + 2)
 #define CMOD 16
@@ -96,9 +108,23 @@ byte arrived[PHASES + 1];      /* arrival weight counted in each phase */
 byte completions[PHASES + 1];  /* runs of the completion function (or carries) per phase */
 byte completers[PHASES + 1];   /* threads that found reached == TARGET, per phase */
 byte finished = 0;             /* participants that are done */
+bit sig[PHASES + 1];           /* split-phase use: the signaller's action in phase k */
 
-/* The arrival weight that phase k waits for: everyone until the drop phase, then P2 is gone. */
-#define MEMBERS(k) ((k) <= DROP_PHASE -> EXPECTED : EXPECTED - 1)
+/* The arrival weight that phase k waits for: a dropper arrives in its drop phase. */
+#define IN(d, k) ((d) >= (k) -> 1 : 0)
+#define MEMBERS(k) (W0 + IN(D1, k) + IN(DROP_PHASE, k))
+#if defined(SPLIT)
+#define SIGNALLER(k) ((k) % 2 == 1 && IN(D1, k) -> 1 : 0)
+#define SIGNALS(id, k) ((id) == SIGNALLER(k))
+#else
+#define SIGNALS(id, k) false
+#endif
+#define AWAITS_SIGNAL(id, k) (SPLIT_USE && !SIGNALS(id, k))
+#if defined(SPLIT)
+#define SPLIT_USE 1
+#else
+#define SPLIT_USE 0
+#endif
 
 /* Adds `add` to the count inside an atomic step; a carry flips the parity and, with the
    default completion, completes the phase (ghosts). */
@@ -188,18 +214,39 @@ inline wait(tok, k, done) {
   tok = 0; done = false
 }
 
-proctype participant(byte w; bool dropper) {
+/* split-phase use: the others wait for the signaller's action before they arrive */
+inline before_arrival(id, k) {
+  if
+  :: AWAITS_SIGNAL(id, k) -> sig[k] == 1
+  :: else -> skip
+  fi
+}
+inline after_arrival(id, k, drop, tok, done) {
+#if defined(BUG_ARRIVE_WAITS)
+  drop || done || parity != tok;                  /* BUG: arrive() waits for the phase */
+#endif
+  if
+  :: SIGNALS(id, k) -> sig[k] = 1
+  :: else -> skip
+  fi
+}
+
+proctype participant(byte id; byte w; byte d) {
   byte k = 0;          /* the phase this participant arrives in next (absolute) */
   bit tok;
   byte before, mine, reached;
   bool done;
   do
-  :: k < PHASES && !(dropper && k == DROP_PHASE) ->   /* arrive_and_wait() */
+  :: k < PHASES && k != d ->                          /* arrive, (signal), wait */
+     before_arrival(id, k);
      arrive(w, 0, k, tok, before, mine, reached, done);
+     after_arrival(id, k, 0, tok, done);
      wait(tok, k, done);
      k++
-  :: k < PHASES && dropper && k == DROP_PHASE ->      /* arrive_and_drop() */
+  :: k < PHASES && k == d ->                          /* arrive_and_drop() */
+     before_arrival(id, k);
      arrive(1, 1, k, tok, before, mine, reached, done);
+     after_arrival(id, k, 1, tok, done);
      break
   :: k == PHASES -> break
   od;
@@ -208,9 +255,9 @@ proctype participant(byte w; bool dropper) {
 
 init {
   atomic {
-    run participant(W0, false);
-    run participant(1, false);
-    run participant(1, true)
+    run participant(0, W0, NEVER);
+    run participant(1, 1, D1);
+    run participant(2, 1, DROP_PHASE)
   }
 }
 

@@ -1,151 +1,181 @@
 /*
  * partitioned_barrier.pml - unisync::basic_partitioned_barrier: a CPU/GPU barrier that
  * learns the split on a central word in the first phase, then counts each side on a word
- * of its own with basic_barrier's carry scheme and joins the sides with a report handshake.
+ * of its own with basic_barrier's carry scheme; with both sides, the phase ends through
+ * the two leaders' reports, and arrive() never waits for the other side.
  *
  * Mirrors include/unisync/detail/partitioned_barrier.inl (contract:
  * include/unisync/partitioned_barrier.hpp):
- *   arrive_counting(w, drop)
- *                         before = side.word.fetch_add((w << 31) - drop); if the learning
- *                         flag is clear: arrive_on_side(side, before, w, drop); else (the
- *                         first phase, or flat mode; the addition counted the arrival and
- *                         the drop for learning): if drop: central.drops.fetch_add(1);
- *                         arrive_central(w)
- *   arrive_central(w)     before = central.phase_and_missing.fetch_sub(w); if missing == w:
- *                         complete_central_phase(phase); token (phase, central)
- *   complete_central_phase(p)
- *                         if drops != 0: expected -= drops.exchange(0); if !flat: each
- *                         side's share = its learned arrivals - drops; handshake_phase =
- *                         p + 1; side.word = (mixed if the other share != 0) | share
- *                         (parity 0, count 0, learning clear); completion();
- *                         central.store(p + 1 | expected)
- *   arrive_on_side(s, before, w, drop)
- *                         step = 1 if mixed (or with a completion function), else 0;
- *                         target = CMOD - step; check w <= (armed ? target - count :
- *                         participants); reached = count + w; ns = participants - drop;
- *                         if count == 0: arm = target - participants; reached =
- *                         count_of(fetch_add(arm)) + arm; ns = participants of that result;
- *                         check reached <= target;
- *                         reached == CMOD: completed by the carry (step 0);
- *                         reached == target and step == 1: complete_side_phase(s, ns, mixed)
- *   complete_side_phase(s, ns, mixed)
- *                         if !mixed: completion(); carry (this side completes alone);
- *                         else np = ++handshake_phase (wrapping);
- *                         CPU: from_cpu.store(np | ns); got = wait_for_report(from_gpu, np);
- *                              carry, clearing mixed if got is np's report with share 0
- *                         GPU, default completion (report_gpu_then_read_cpu): seen =
- *                              from_cpu.load(); fence; from_gpu.store(np | ns); got = seen
- *                              if it shows np or later, else wait_for_report(from_cpu, np);
- *                              carry, clearing mixed as the CPU
- *                         GPU, completion function: got = cpu_report_for(np); completion();
- *                              carry, clearing mixed as the CPU; from_gpu.store(np | ns)
- *   wait_for_report(r, np) poll r until its phase - np, read as a signed wrapping number,
- *                         is >= 0; debug check that the phase is np (or, with the default
- *                         completion, np + 1: the other side reported and went on); a
- *                         report of np + 1 says the other side has participants
- *   wait(token)           a completed token returns at once; else poll the token's word
- *                         (central: its phase; side: its parity) until it differs; the
- *                         CPU's hint line (open_parity) is not modeled: many CPU waiters
- *                         poll it, but decide on the word alone (see barrier.pml)
- *   arrive_and_drop()     arrive_counting(1, true)
- * Memory words: the central word (phase, missing) and the side words (parity, count,
- * learning, mixed, participants) are each one 64-bit word in the code, here a tuple always
- * changed in one atomic step; a report (phase, share) likewise. A side's count is modulo
- * CMOD = 16 (as in barrier.pml), so a carry flips the parity; while learning, the count and
- * participants fields are fp_arrivals and fp_drops here (the same word in the code, read
- * and written in the same step as the learning flag). Phase numbers (32 bits central, 20
- * bits in handshake_phase and the reports) are modulo PM = 8 here (3 bits), so they wrap
- * during the run and the reports are compared as 3-bit signed differences. (With 2 bits
- * the model fails where the code cannot: a copier that reads its leader's newer
- * handshake_phase waits for the phase after next, and the initial report 0, three phases
- * behind it, reads as one ahead in 2 bits; the code's 20-bit window is 2^19 phases.)
- * gpu_.cpu_report_copy is modeled (with -DCOMPLETION, the only case that uses it): the GPU
- * side's first arriver copies the CPU's report in its wait (three steps: the parity, the
- * report, the copy), and the leader takes it. With the default completion the (empty)
- * completion counts as run at the first leader's carry of the phase.
+ *   arrive_as(s, w, drop)  before = side.word.fetch_add((w << 32) - drop); learning flag
+ *                         set (first phase, flat mode): count the drop on central.drops,
+ *                         arrive_central(w); else arrive_on_side(s, before, w, drop)
+ *   arrive_central, complete_central_phase
+ *                         as before the redesign; the last arriver of the first phase arms
+ *                         each side word (phase 0, count 0, mixed if the other side has a
+ *                         share, participants = share) and stores each report as (0, share)
+ *   arrive_on_side        awaits_carry(before) (mixed, count = carry - 1): arrive_after_carry;
+ *                         else the carry scheme with step = 1 if mixed (or with a
+ *                         completion function): first arrival arms with target -
+ *                         participants; settle_arrival
+ *   settle_arrival        reached == carry: carried (alone, default completion); reached ==
+ *                         carry - 1 with step 1: alone: completion, carry; mixed:
+ *                         lead_mixed_phase (the token leads the side)
+ *   lead_mixed_phase      default completion: GPU reads the CPU's report, then stores its
+ *                         own (the read is issued before the fence that releases the store:
+ *                         modeled as the read happening first); CPU stores, then reads.
+ *                         If the other side is not pending: try_carry. Never waits.
+ *                         With a completion function: store, SC fence, read the other's;
+ *                         GPU: runs if the CPU is not pending, stores its verdict (np, runs);
+ *                         CPU: runs if the GPU is absent; if the GPU arrived, waits for
+ *                         the verdict of np or later and runs if it is np's and says the
+ *                         GPU does not. The runner: completion, stores completed = np,
+ *                         try_carry
+ *   try_carry(s, p, r)    if the word is still at phase p and awaits its carry:
+ *                         compare-and-swap it to the carried word, clearing mixed when the
+ *                         other side left (r absent in p, or r = (p + 1, share 0))
+ *   arrive_after_carry    the addition landed on a word awaiting its carry: it carried; the
+ *                         debug check phase_ended_across(p); weight 1: arrive again with a
+ *                         second addition (as if its drop were in that one); weight > 1:
+ *                         w - 1 of it is in the next phase, which it arms with
+ *                         target - participants + 1
+ *   phase_ended_across(p, s)
+ *                         default: both reports not pending; completion: completed >= p + 1
+ *   wait(token)           completed token: returns; central: polls the central phase;
+ *                         the waiter's own side: polls the word: another phase: released;
+ *                         awaits the carry: if the reports show the phase ended, try_carry
+ *                         (the leader at every poll, CPU waiters at every poll, other GPU
+ *                         waiters every 64th: a poll that may read them); the other side's
+ *                         token: mixed: phase_ended_across (loads only), else polls that
+ *                         side's word for another phase
+ *   arrive_and_drop()     arrive_as(s, 1, true)
+ * Memory words: the central word (phase, missing), each side word (phase | count |
+ * learning | mixed | participants), each report (phase | share), the verdict and
+ * `completed` are one 64-bit word each in the code, here a tuple always changed in one
+ * atomic step. A side's count is modulo CMOD = 16 (the code's 2^24) and its carry adds 1
+ * to the phase number; phase numbers (8 bits in the code) are modulo PM = 4 here, so they
+ * wrap during the run (side phases 0 1 2 3 0 with the default 6 phases) and reports are
+ * compared as wrapping differences below PM / 2. While learning, the count and
+ * participants fields are fp_arrivals and fp_drops (the same word in the code).
  *
  * Memory model: sequential consistency. Every load, store and read-modify-write of the
- * code is one atomic Promela step; the memory orders are not modeled (the header argues
- * them separately). Steps on words that no other thread can touch at that moment are
- * merged into a neighbouring step: the leader's reads and writes of expected, drops and
- * handshake_phase, and the arming stores of the first phase (no arrival touches a side
- * word before the central release store). flat is set before the barrier is used: a
- * constant here (-DFLAT). Polls are guards that block until the poll would succeed
- * (equivalent up to stuttering).
+ * code is one atomic Promela step. The memory orders are not modeled; in particular the
+ * completion function's exactly-once rule rests on the SC fences between each leader's
+ * report store and its read of the other report (no store buffering): under spin's
+ * interleaving semantics a store is visible to the next load anyway, so by default the
+ * Dekker argument is trivially true here (-DBUG_NO_FENCE alone finds no error). What the
+ * model checks with a completion function is the rule built on it: the verdict, who runs,
+ * the `completed` marker and the carries. -DSTORE_BUFFERS adds one weak-memory effect,
+ * store buffering (TSO, as x86): a leader's report store enters its side's buffer and
+ * becomes visible later (a drain() process per side moves it to memory at any time), at
+ * the latest when the leader fences (-DCOMPLETION) or before its next store or
+ * read-modify-write; the leader's read of the other report may come first. With the
+ * fence the rule holds; without it (-DBUG_NO_FENCE) both leaders read the other's old
+ * report, neither runs the completion, and the phase never ends (deadlock). The weaker
+ * behaviours of the PTX model (no multi-copy atomicity, scopes) are not modeled: the
+ * code comment argues them.
+ * Merged steps: the leader's reads and writes of expected and drops and the first phase's
+ * arming stores (no one touches a side word before the central release), as before; a
+ * waiter's loads of the two reports (and, with a completion function, of `completed` and
+ * the other report) are one guard: once the phase has ended across, what they show for it
+ * no longer changes (a side with share 0 reports nothing more, a later report of a side
+ * with participants still says "arrived"). try_carry's load and compare-and-swap are one
+ * step: only the carry changes a word that awaits it. Polls are guards that block until
+ * the poll would succeed (equivalent up to stuttering); the CPU's hint line
+ * (open_parity) is not modeled, as in barrier.pml.
  *
- * Actors: participants P0, P1 on the CPU (side 0) and P2, P3 on the GPU (side 1); each
- * arrive_and_wait()s in phases 0 .. PHASES-1 (default 9: the side phases run 1..8 and the
- * reported next phases 2..7, 0, 1, so both wrap), except that participant i
- * arrive_and_drop()s in phase Di (default: D3 = 2, a GPU drop in a later phase; others
- * never) and leaves. Participant i arrives with weight Wi (default 1; -DW2=2 models a GPU
- * warp counted as one group arrival, wait(arrive(2))). Configurations:
- *   default              D3 = 2
- *   -DD1=0               a CPU participant drops in the first (central) phase
- *   -DD2=1 -DD3=1        the whole GPU side drops out: the CPU completes alone after
- *   -DD0=2 -DD1=2        the whole CPU side drops out: the GPU completes alone after
- *   -DD2=0 -DD3=0        the GPU side drops out in the first phase (share 0 from the start)
- *   -DD2=2 -DD3=99       one GPU participant from phase 3 on: a single GPU arrival per
- *                        phase (with -DCOMPLETION: which never copies the CPU's report)
- *   -DW2=2               a group arrival of weight 2 on the GPU
- *   -DFLAT               flat mode: every phase on the central word
- *   -DCOMPLETION         a completion function: every side phase stops one short of the
- *                        carry, also alone; the GPU leader reads, completes, releases,
- *                        then reports
- *
+ * Actors: participant P0 on the CPU (side 0), P1 on the GPU (side 1), and with -DNP=3 P2
+ * on side S2 (default 0, the CPU); each arrive_and_wait()s in phases 0 .. PHASES-1
+ * (default 6) except that Pi arrive_and_drop()s in phase Di (default never) and leaves.
+ * Pi arrives with weight Wi (default 1). Phase 0 is the central phase; side phase n is
+ * absolute phase n + 1. So by default each side has exactly one participant: every side
+ * arrival is its side's leader. Options:
+ *   -DSPLIT      split-phase use, both directions: in even phases P0 arrives, then sets
+ *                sig[k], then waits; in odd phases P1 does; the participants of the other
+ *                side wait for sig[k] before they arrive
+ *   -DFOREIGN    P0 does not wait on its tokens: it hands each to F, a GPU thread that is
+ *                no participant, which waits on it from the other side (reports only, or
+ *                P0's word in a phase the CPU has alone) and hands it back; P0 then
+ *                arrives in the next phase, often on a word that awaits its carry
+ *                (arrive_after_carry)
+ *   -DCOMPLETION a completion function: every side phase stops one short of the carry,
+ *                also alone, and the leaders decide who runs it
+ *   -DFLAT       flat mode: every phase on the central word
+ *   -DSTORE_BUFFERS  the leaders' report stores go through store buffers (see above)
  * Proves (check_model.sh):
- *   --safety        nobody leaves phase k before every participant of phase k arrived and
- *                   the completion of phase k ran; the completion runs exactly once per
- *                   phase (checked at every release and, at the end, for every phase)
- *                   and sees all its arrivals; every arrival is counted in its own
- *                   phase and never exceeds the missing count (the checks); each side's
- *                   phase is armed with exactly its participants (the drops are
- *                   subtracted) and the first phase's split is learned exactly; a report
- *                   read by wait_for_report() is never of a later phase (the debug
- *                   check); no deadlock (nothing loops, so every participant finishes)
+ *   --safety        nobody leaves phase k (a participant's wait, a completed token, the
+ *                   foreign waiter F) before every participant of phase k arrived (the
+ *                   phase checker), and with a completion function before it ran;
+ *                   every carry of a side word happens after every arrival of its phase
+ *                   (and the completion), and once; the completion runs exactly once per
+ *                   phase; every arrival is counted in its own phase (or, after a carry,
+ *                   in the next) and never exceeds the missing count (the checks); each
+ *                   side's phase is armed with exactly its participants and every leader
+ *                   reports exactly the next phase's share; no deadlock (nothing loops
+ *                   forever, so every participant and F finish)
  *   --ltl all_finish  under weak fairness every participant finishes
- * Seeded bugs and variants:
- *   -DREPORT_EQ                wait_for_report() compares the phases with == instead of the
- *                              wrapping >=: with the default completion a deadlock (the
- *                              other side reported np, went on and reported np + 1 over
- *                              it); with -DCOMPLETION NOT a bug, spin finds no error (a
- *                              side is never a phase ahead there, see README.md)
- *   -DBUG_AHEAD_SHARE          a report of the next phase is read for its share: when the
- *                              CPU side drops out in phase 2 (-DD0=2 -DD1=2), the GPU reads
- *                              the CPU's phase-2 report (share 0) while it completes phase
- *                              1, completes alone from then on, and the CPU leader of phase
- *                              2 waits forever for the GPU's report (deadlock)
- *   -DBUG_REPORT_UNSIGNED      the report phases compared as unsigned numbers (>=): after
- *                              the phase wraps (np = 0), the stale report of phase 7
- *                              passes: the debug check fires (assertion), and with
- *                              -DNO_REPORT_CHECK the GPU runs the completion before the
- *                              CPU's arrivals (assertion)
- * Width: with -DPM=2 (1-bit phases) the model fails, as expected: the first handshake
- * waits for next phase 2 = 0 (mod 2), which the reports' initial value 0 already shows.
- *   -DBUG_COPY_KEPT            with -DCOMPLETION, the GPU leader reads the copy without
- *                              taking it: with one GPU
- *                              arrival per phase (-DD2=2 -DD3=99) no copier refreshes it,
- *                              and a copy four phases old passes the wrapping comparison
- *                              for a later phase: the GPU completes before the CPU arrived
- *                              (assertion). In the code's 20 bits: after 2^19 phases.
- * The code's handshake phases start at 1, so the first handshake waits for phase 2, and
- * every later one sees the previous phase's report (one behind), never the initial 0.
- *   -DBUG_GPU_RELEASE_FIRST    with -DCOMPLETION, the GPU leader adds the carry before it
- *                              runs the completion: a GPU waiter leaves first (assertion)
- *   -DBUG_CPU_NO_WAIT          the CPU leader adds the carry right after its report, before
- *                              it sees the GPU's: the CPU side's phase ends before the
- *                              GPU's arrivals and the completion (assertion)
- *   -DBUG_REPORT_KEEPS_DROPS   a leader reports the participants before its own drop: when
- *                              the whole GPU side drops out, the CPU side stays mixed and
- *                              its leader waits for a report that never comes (deadlock,
- *                              with -DD2=1 -DD3=1 -DNO_SHARE_CHECK; without it the share
- *                              check fires)
+ * Seeded bugs and variants (each caught, see CMakeLists.txt):
+ *   -DBUG_LEADER_WAITS     the old design: the leader polls the other report inside
+ *                          arrive() until it shows the other side arrived; with -DSPLIT
+ *                          the signaller's arrive() waits for an arrival that waits for
+ *                          its signal (deadlock)
+ *   -DBUG_CARRY_PLAIN_ADD  try_carry loads the word and, if it awaits the carry, adds it
+ *                          with a plain fetch_add instead of a compare-and-swap: the leader
+ *                          and a waiter both add it (assertion: the second carry lands on a
+ *                          word that does not await it; needs -DNP=3, a second waiter)
+ *   -DWAITER_OTHER_ONLY    a waiter of the side decides the phase ended on the other
+ *                          side's report alone, without its own side's: NOT a bug (no
+ *                          error): its word awaiting the carry already says every arrival
+ *                          of its side is in, and the leader, whose report is missing, is
+ *                          still inside arrive() and cannot arrive in the next phase
+ *                          before it has stored it
+ *   -DBUG_AFTER_CARRY_NO_REARRIVE
+ *                          arrive_after_carry keeps the carry as its arrival: weight 1
+ *                          does not arrive again, weight > 1 does not arm the next phase
+ *                          (deadlock)
+ *   -DBUG_NO_VERDICT       with -DCOMPLETION, the CPU leader that saw the GPU's report
+ *                          runs the completion without waiting for the verdict, as the
+ *                          GPU does when it saw the CPU's: both run it (assertion)
+ * Open findings (errors of the code at e1f0f6c, tests model.partitioned_barrier.open_*):
+ *   -DFOREIGN -DNP=3 -DD0=3  P0 arrive_and_drop()s with an addition that carries the
+ *                          previous phase (arrive_after_carry, weight 1): that addition
+ *                          already took P0 out of the participants field; P2, released by
+ *                          the carry, arrives first in the new phase and arms it for the
+ *                          participants after P0's drop, one short, while P0's second
+ *                          addition is still to come (assertion: armed for the wrong
+ *                          number; without it the code's check fires on P0's second
+ *                          addition; with -DCOMPLETION a deadlock)
+ *   -DFOREIGN -DNP=3 -DD1=2  the GPU side leaves in phase 2 (report (2, share 0)); on the
+ *                          CPU the carries of two phases in a row are added by P0's
+ *                          arrivals (arrive_after_carry), which never clear the mixed
+ *                          flag: the absent report is classified at the next phase (as
+ *                          absent), but at the phase after that a report (p - 1, 0) reads
+ *                          as pending, and the CPU's phase never ends (deadlock)
+ *   -DBUG_NO_FENCE         with -DCOMPLETION -DSTORE_BUFFERS, no SC fence between a
+ *                          leader's report and its read: store buffering lets both leaders
+ *                          miss each other's report, and no one runs the completion
+ *                          (deadlock); under plain SC (no -DSTORE_BUFFERS) not caught
+ *   -DBUG_REPORT_UNSIGNED  reported_at_least() as an unsigned >=: once the phase numbers
+ *                          wrap (awaited next phase 0), the previous report (phase 3)
+ *                          reads as arrived and a side is released before the other
+ *                          side's arrivals (assertion)
+ *   -DBUG_REPORT_KEEPS_DROPS  a leader reports its side's participants without its own
+ *                          drop (the share check fires; with -DNO_SHARE_CHECK, when both
+ *                          GPU participants drop in phase 2, -DNP=3 -DS2=1 -DD1=2 -DD2=2,
+ *                          the GPU's last report says share 1, the CPU side stays mixed
+ *                          and its phase never ends: deadlock)
  */
 
 #ifndef PHASES
-#define PHASES 9
+#define PHASES 6
 #endif
 #ifndef PM
-#define PM 8                 /* phase numbers modulo PM */
+#define PM 4                 /* phase numbers modulo PM */
+#endif
+#ifndef NP
+#define NP 2                 /* participants: P0 (CPU), P1 (GPU), P2 (side S2) */
+#endif
+#ifndef S2
+#define S2 0
 #endif
 #define NEVER 99
 #ifndef D0
@@ -157,9 +187,6 @@
 #ifndef D2
 #define D2 NEVER
 #endif
-#ifndef D3
-#define D3 2
-#endif
 #ifndef W0
 #define W0 1
 #endif
@@ -169,19 +196,27 @@
 #ifndef W2
 #define W2 1
 #endif
-#ifndef W3
-#define W3 1
-#endif
 #if defined(FLAT)
 #define FLAT_MODE 1
 #else
 #define FLAT_MODE 0
 #endif
+#if defined(SPLIT)
+#define SPLIT_USE 1
+#else
+#define SPLIT_USE 0
+#endif
+#if defined(FOREIGN)
+#define HANDS_OFF(id) ((id) == 0)
+#else
+#define HANDS_OFF(id) false
+#endif
 
 /* arrivals of phase k (a dropper arrives in its drop phase), in all and per side */
 #define IN(d, k) ((d) >= (k) -> 1 : 0)
-#define CPU_MEMBERS(k) (W0 * IN(D0, k) + W1 * IN(D1, k))
-#define GPU_MEMBERS(k) (W2 * IN(D2, k) + W3 * IN(D3, k))
+#define HAS_P2 (NP == 3 -> 1 : 0)
+#define CPU_MEMBERS(k) (W0 * IN(D0, k) + (S2 == 0 -> HAS_P2 * W2 * IN(D2, k) : 0))
+#define GPU_MEMBERS(k) (W1 * IN(D1, k) + (S2 == 1 -> HAS_P2 * W2 * IN(D2, k) : 0))
 #define MEMBERS(k) (CPU_MEMBERS(k) + GPU_MEMBERS(k))
 #define SIDE_MEMBERS(s, k) ((s) == 0 -> CPU_MEMBERS(k) : GPU_MEMBERS(k))
 #if defined(NO_SHARE_CHECK)
@@ -190,7 +225,13 @@
 #define SHARE_CHECK(x, s, k) assert((x) == SIDE_MEMBERS(s, k))
 #endif
 
-/* a 3-bit wrapping difference read as signed: x - y >= 0 */
+/* split-phase use: P0 signals in even phases, P1 in odd ones, while still a participant */
+#define SIGNALLER(k) ((k) % 2)
+#define D_OF(id) ((id) == 0 -> D0 : ((id) == 1 -> D1 : D2))
+#define SIGNALS(id, k) (SPLIT_USE && (id) == SIGNALLER(k))
+#define AWAITS_SIGNAL(s, k) (SPLIT_USE && (s) != SIGNALLER(k) && IN(D_OF(SIGNALLER(k)), k))
+
+/* a wrapping difference read as signed: x - y >= 0 */
 #define NOT_BEHIND(x, y) (((x) + PM - (y)) % PM < PM / 2)
 
 #define CMOD 16
@@ -207,28 +248,47 @@ byte c_phase = 0;             /* phase_and_missing >> 32 (mod PM) */
 byte c_missing = MEMBERS(0);  /* phase_and_missing & 0xffffffff */
 byte c_expected = MEMBERS(0); /* expected */
 byte c_drops = 0;             /* drops */
-/* cpu_, gpu_: word and handshake_phase */
+/* cpu_.word, gpu_.word */
 bool learning[2] = true;
 byte fp_arrivals[2];          /* the count field while learning */
 byte fp_drops[2];             /* learning_base - the participants field while learning */
-bit s_parity[2];
+byte s_phase[2];              /* the phase number, modulo PM */
 byte s_count[2];              /* the count field, modulo CMOD */
 bool s_mixed[2];
 byte s_parts[2];              /* the participants field */
-byte hphase[2];               /* handshake_phase (mod PM) */
-/* reports_: from_cpu (0), from_gpu (1): next phase (mod PM) | share */
+/* reports_: from_cpu (0), from_gpu (1): next phase (mod PM) | share; verdict, completed */
 byte r_phase[2];
 byte r_share[2];
-/* gpu_.cpu_report_copy: a report, or no_report */
-bool copy_valid = false;
-byte copy_phase;
-byte copy_share;
+#if defined(COMPLETION)
+byte v_phase;                 /* gpu_verdict: phase + 1 ... */
+bool v_gpu_runs;              /* ... | gpu_runs_completion */
+byte done_phase;              /* completed: the phase whose completion ran, + 1 */
+#endif
+
+#if defined(STORE_BUFFERS)
+/* a store buffer per leader side: its report store, not yet visible to other threads */
+bool sb_full[2];
+byte sb_phase[2];
+byte sb_share[2];
+#endif
 
 /* ghosts */
 byte s_cur[2];                /* absolute phase of each side's word */
-byte arrived[PHASES];         /* arrivals counted in each phase */
+byte arrived[PHASES];         /* arrival weight counted in each phase */
 byte completions[PHASES];     /* runs of the completion function in each phase */
+bit sig[PHASES];              /* split-phase use: the signaller's action of phase k */
 byte finished = 0;
+/* FOREIGN: P0's token, handed to F and back */
+bool h_full, h_back, h_central, h_mixed, h_done;
+byte h_tok;
+
+#if defined(COMPLETION)
+#define RAN(k) (completions[k] == 1)
+#else
+#define RAN(k) true
+#endif
+/* the phase checker: phase k is left only after all its arrivals (and its completion) */
+#define RELEASED(k) assert(arrived[k] == MEMBERS(k) && RAN(k))
 
 #define COMPLETION_RUNS(k) \
   atomic { \
@@ -236,155 +296,180 @@ byte finished = 0;
     assert(arrived[k] == MEMBERS(k)) \
   }
 
-/* got: the other side's share of the next phase, or 1 (it has participants) for a report
-   of the phase after (only when both sides report before they wait) */
+/* classify(report (ph, sh), p): arrived, absent or (neither) pending */
+#if defined(BUG_REPORT_UNSIGNED)
+#define C_ARRIVED(ph, p) ((ph) >= ((p) + 1) % PM)   /* BUG: not wrap-safe */
+#else
+#define C_ARRIVED(ph, p) NOT_BEHIND(ph, ((p) + 1) % PM)
+#endif
+#define C_ABSENT(ph, sh, p) (!C_ARRIVED(ph, p) && (ph) == (p) && (sh) == 0)
+#define C_SEEN(ph, sh, p) (C_ARRIVED(ph, p) || C_ABSENT(ph, sh, p))
+#define R_SEEN(r, p) C_SEEN(r_phase[r], r_share[r], p)
+#define OTHER_LEFT(ph, sh, p) (C_ABSENT(ph, sh, p) || ((ph) == ((p) + 1) % PM && (sh) == 0))
+
+/* phase_ended_across(p, s): s names the token's side */
 #if defined(COMPLETION)
-#define REPORT_CHECK(p, np) assert((p) == (np))
+#define ENDED_ACROSS(p, s) NOT_BEHIND(done_phase, ((p) + 1) % PM)
 #else
-#define REPORT_CHECK(p, np) assert((p) == (np) || (p) == ((np) + 1) % PM)
+#define ENDED_ACROSS(p, s) (R_SEEN(s, p) && R_SEEN(1 - (s), p))
 #endif
-#if defined(BUG_AHEAD_SHARE)
-#define SHARE_OF(p, sh, np) (sh)                  /* BUG: a later phase's share taken as this one's */
+/* what a waiter of side s requires before it tries the carry */
+#if defined(WAITER_OTHER_ONLY) && !defined(COMPLETION)
+#define WAITER_ENDED(p, s) R_SEEN(1 - (s), p)
 #else
-#define SHARE_OF(p, sh, np) ((p) == (np) -> (sh) : 1)
+#define WAITER_ENDED(p, s) ENDED_ACROSS(p, s)
 #endif
-inline wait_for_report(r, np, got) {
-  atomic {
-#if defined(REPORT_EQ)
-    r_phase[r] == np ->
-#elif defined(BUG_REPORT_UNSIGNED)
-    r_phase[r] >= np ->                           /* BUG: not wrap-safe */
-#else
-    NOT_BEHIND(r_phase[r], np) ->
-#endif
-#if !defined(NO_REPORT_CHECK)
-    REPORT_CHECK(r_phase[r], np);                 /* the debug check */
-#endif
-    got = SHARE_OF(r_phase[r], r_share[r], np)
-  }
-}
+#define AWAITS_CARRY(s) (s_mixed[s] && s_count[s] == CMOD - 1)
 
-/* cpu_report_for(np): takes the copy (exchange for no_report); uses it if it shows np or
-   later (debug check: exactly np), else polls the CPU's report itself */
-inline cpu_report_for(np, got, hit) {
-  atomic {
-    hit = copy_valid && NOT_BEHIND(copy_phase, np);
-    if
-    :: hit ->
-#if !defined(BUG_COPY_KEPT)
-       assert(copy_phase == np);                  /* the debug check */
-#endif
-       got = copy_share
-    :: else -> skip
-    fi;
-#if !defined(BUG_COPY_KEPT)
-    copy_valid = false                            /* taken; BUG_COPY_KEPT: only read */
-#endif
-  };
-  if
-  :: hit -> hit = false
-  :: else -> wait_for_report(0, np, got)
-  fi
-}
-
-/* copy_cpu_report(token) by the GPU side's first arriver, in wait(): polls the CPU's report
-   while the phase is open (three steps, as in the code: the parity, the report, the copy) */
-inline copy_cpu_report(tok, cnp, seen_p, seen_s) {
-  cnp = (hphase[1] + 1) % PM;                     /* handshake_phase, relaxed */
-  do
-  :: s_parity[1] != tok -> break                  /* the phase ended */
-  :: else ->
-     atomic { seen_p = r_phase[0]; seen_s = r_share[0] };
-     if
-     :: NOT_BEHIND(seen_p, cnp) ->
-        atomic { copy_valid = true; copy_phase = seen_p; copy_share = seen_s };
-        break
-     :: else -> skip
-     fi
-  od;
-  atomic { cnp = 0; seen_p = 0; seen_s = 0 }
-}
-
-/* Adds `add` to side s's count inside an atomic step; a carry flips the parity. A carry
-   of an arrival or an arm completes the phase (step 0: the side alone, default completion). */
+/* Adds `add` to side s's count inside an atomic step; a carry advances the phase number,
+   after every arrival of the phase (and its completion) */
 inline add_to_count(s, add) {
   s_count[s] = s_count[s] + add;
   if
   :: s_count[s] >= CMOD ->
-     s_count[s] = s_count[s] - CMOD; s_parity[s] = 1 - s_parity[s];
-     assert(STEP(s_mixed[s]) == 0);
-     completions[s_cur[s]]++; assert(completions[s_cur[s]] == 1);
-     assert(arrived[s_cur[s]] == MEMBERS(s_cur[s]));
+     s_count[s] = s_count[s] - CMOD; s_phase[s] = (s_phase[s] + 1) % PM;
+     RELEASED(s_cur[s]);
      s_cur[s]++
   :: else -> skip
   fi
 }
 
-/* The leader's carry: the count stood one short; clears mixed when the other side left.
-   With the default completion both mixed leaders release on the other's report: the first
-   carry of the phase is where the (empty) completion counts as run. */
-inline leader_carry(s, k, got) {
+/* try_carry(s, p, their report) -> res */
+inline try_carry(s, p, ph, sh, res) {
+#if defined(BUG_CARRY_PLAIN_ADD)
+  atomic { res = (s_phase[s] == p && AWAITS_CARRY(s)) };   /* load */
+  if
+  :: res ->
+     atomic {                                     /* BUG: fetch_add, not compare-and-swap */
+       assert(s_phase[s] == p && AWAITS_CARRY(s));  /* the carry lands on a word awaiting it */
+       add_to_count(s, 1);
+       if :: OTHER_LEFT(ph, sh, p) -> s_mixed[s] = false :: else -> skip fi
+     }
+  :: else -> res = (s_phase[s] != p)
+  fi
+#else
   atomic {
-    assert(s_count[s] == CMOD - 1 && s_cur[s] == k);
-#if !defined(COMPLETION)
     if
-    :: completions[k] == 0 -> COMPLETION_RUNS(k)
-    :: else -> skip
-    fi;
-#endif
-    assert(completions[k] == 1);                  /* the completion ran first */
-    s_count[s] = 0; s_parity[s] = 1 - s_parity[s]; s_cur[s]++;
-    if
-    :: got == 0 -> s_mixed[s] = false
-    :: else -> skip
+    :: s_phase[s] == p && AWAITS_CARRY(s) ->
+       add_to_count(s, 1);
+       if :: OTHER_LEFT(ph, sh, p) -> s_mixed[s] = false :: else -> skip fi;
+       res = true
+    :: else -> res = (s_phase[s] != p)
     fi
   }
+#endif
 }
 
-/* complete_side_phase(s, ns, mixed) by the leader of absolute phase k */
-inline complete_side_phase(s, k, ns, mixed, np, got, hit) {
-  SHARE_CHECK(ns, s, k + 1);                      /* the next phase's participants */
-  if
-  :: !mixed -> COMPLETION_RUNS(k); got = 1; leader_carry(s, k, got)  /* alone: mixed stays clear */
-  :: mixed ->
-     atomic { hphase[s] = (hphase[s] + 1) % PM; np = hphase[s]; got = 0 };
-     if
-     :: s == 0 ->                                 /* CPU: report, then wait for the GPU */
-        atomic { r_phase[0] = np; r_share[0] = ns };
-#if defined(BUG_CPU_NO_WAIT)
-        got = 1                                   /* BUG: released before the GPU reported */
+/* The leader's report store: with -DSTORE_BUFFERS it enters the side's store buffer,
+   and becomes visible when drain() moves it to memory (at any later time), or when the
+   leader drains it (a fence, or before its next store or read-modify-write: FIFO) */
+#if defined(STORE_BUFFERS)
+inline store_report(s, np, ns) {
+  atomic { sb_phase[s] = np; sb_share[s] = ns; sb_full[s] = true }
+}
+#define DRAINED(s) !sb_full[s]
 #else
-        wait_for_report(1, np, got)
+inline store_report(s, np, ns) {
+  atomic { r_phase[s] = np; r_share[s] = ns }
+}
+#define DRAINED(s) skip
 #endif
-        ;
-        leader_carry(s, k, got)
+
+/* lead_mixed_phase(s, p, ns) by the leader of absolute phase k -> res (the phase ended) */
+inline lead_mixed_phase(s, k, p, ns, ph, sh, runs, res) {
 #if !defined(COMPLETION)
-     :: s == 1 ->                                 /* GPU: read, report, then wait if needed */
-        atomic { hit = NOT_BEHIND(r_phase[0], np); got = SHARE_OF(r_phase[0], r_share[0], np);
-                 if :: hit -> REPORT_CHECK(r_phase[0], np) :: else -> skip fi };
-        atomic { r_phase[1] = np; r_share[1] = ns };
-        if
-        :: hit -> hit = false
-        :: else -> wait_for_report(0, np, got)
-        fi;
-        leader_carry(s, k, got)
-#else
-     :: s == 1 ->                                 /* GPU: wait, complete, release, report */
-        cpu_report_for(np, got, hit);
-#if defined(BUG_GPU_RELEASE_FIRST)
-        atomic {                                  /* BUG: carries first ... */
-          s_count[s] = 0; s_parity[s] = 1 - s_parity[s]; s_cur[s]++
-        };
-        COMPLETION_RUNS(k);                       /* ... completion after */
-#else
-        COMPLETION_RUNS(k);
-        leader_carry(s, k, got);
-#endif
-        atomic { r_phase[1] = np; r_share[1] = ns }
-#endif
-     fi
+  if
+  :: s == 1 ->                                    /* GPU: read, (fence), report */
+     atomic { ph = r_phase[0]; sh = r_share[0] };
+     atomic { r_phase[1] = (p + 1) % PM; r_share[1] = ns }
+  :: s == 0 ->                                    /* CPU: report, read (no fence) */
+     store_report(0, (p + 1) % PM, ns);
+     atomic { ph = r_phase[1]; sh = r_share[1] };
+     DRAINED(0)                                   /* before its next read-modify-write */
   fi;
-  atomic { np = 0; got = 0 }
+#if defined(BUG_LEADER_WAITS)
+  if                                              /* BUG: waits inside arrive() */
+  :: C_SEEN(ph, sh, p) -> skip
+  :: else -> atomic { R_SEEN(1 - s, p) -> ph = r_phase[1 - s]; sh = r_share[1 - s] }
+  fi;
+#endif
+  if
+  :: C_SEEN(ph, sh, p) -> try_carry(s, p, ph, sh, res)
+  :: else -> res = false
+  fi
+#else
+  store_report(s, (p + 1) % PM, ns);
+#if !defined(BUG_NO_FENCE)
+  DRAINED(s);                                     /* the SC fence */
+#endif
+  atomic { ph = r_phase[1 - s]; sh = r_share[1 - s] };
+  DRAINED(s);                                     /* before its next store */
+  if
+  :: s == 1 ->
+     runs = C_SEEN(ph, sh, p);
+     atomic { v_phase = (p + 1) % PM; v_gpu_runs = runs }
+  :: s == 0 && C_ABSENT(ph, sh, p) -> runs = true
+  :: s == 0 && C_ARRIVED(ph, p) ->
+#if defined(BUG_NO_VERDICT)
+     runs = true                                  /* BUG: as the GPU, without the verdict */
+#else
+     atomic {                                     /* waits for the verdict */
+       NOT_BEHIND(v_phase, (p + 1) % PM) ->
+       runs = (v_phase == (p + 1) % PM && !v_gpu_runs)
+     }
+#endif
+  :: s == 0 && !C_SEEN(ph, sh, p) -> runs = false
+  fi;
+  if
+  :: runs ->
+     COMPLETION_RUNS(k);
+     atomic { done_phase = (p + 1) % PM };
+     try_carry(s, p, ph, sh, res)
+  :: else -> res = false
+  fi;
+  runs = false
+#endif
+}
+
+/* settle_arrival: the arrival of side s in absolute phase k (side phase p) reached `reached` */
+inline settle(s, k, p, reached, mixed, ns, leads, done, ph, sh, runs) {
+  if
+  :: reached == CMOD -> done = true               /* carried: alone, default completion */
+  :: reached == CMOD - 1 && STEP(mixed) == 1 ->
+     SHARE_CHECK(ns, s, k + 1);                   /* the next phase's share */
+     if
+     :: !mixed ->                                 /* alone: completion, carry */
+        COMPLETION_RUNS(k);
+        atomic { add_to_count(s, 1) };
+        done = true
+     :: mixed ->
+        leads = true;
+        lead_mixed_phase(s, k, p, ns, ph, sh, runs, done)
+     fi
+  :: else -> done = false
+  fi
+}
+
+/* arrive_on_side's carry scheme after the first addition (before, mine, mixed) */
+inline arrive_on_side(s, k, w, drop, p, before, mine, mixed, reached, ns, leads, done, ph, sh, runs) {
+  reached = before + w;
+#if defined(BUG_REPORT_KEEPS_DROPS)
+  ns = mine;                                      /* BUG: its own drop not subtracted */
+#else
+  ns = mine - drop;
+#endif
+  if
+  :: before == 0 ->                               /* the first arrival arms */
+     assert(mine == SIDE_MEMBERS(s, k));          /* armed for exactly the phase's participants */
+     atomic {                                     /* fetch_add(arm << 32) */
+       reached = s_count[s] + TARGET(mixed) - mine;
+       ns = s_parts[s];
+       add_to_count(s, TARGET(mixed) - mine)
+     };
+     assert(reached <= TARGET(mixed))             /* the check (UNISYNC_EXPECTS) */
+  :: else -> skip
+  fi;
+  settle(s, k, p, reached, mixed, ns, leads, done, ph, sh, runs)
 }
 
 /* complete_central_phase(p) by the last arriver of absolute phase k */
@@ -394,13 +479,13 @@ inline complete_central_phase(p, k, cs, gs) {
   }
   if
   :: !FLAT_MODE ->
-     atomic {                                     /* learn the split; arm both sides */
+     atomic {                                     /* learn the split; arm both sides; report */
        cs = fp_arrivals[0] - fp_drops[0];
        gs = fp_arrivals[1] - fp_drops[1];
        SHARE_CHECK(cs, 0, k + 1); SHARE_CHECK(gs, 1, k + 1);
-       hphase[0] = (p + 1) % PM; hphase[1] = (p + 1) % PM;
-       learning[0] = false; s_parity[0] = 0; s_count[0] = 0; s_parts[0] = cs; s_mixed[0] = (gs != 0);
-       learning[1] = false; s_parity[1] = 0; s_count[1] = 0; s_parts[1] = gs; s_mixed[1] = (cs != 0);
+       r_phase[0] = 0; r_share[0] = cs; r_phase[1] = 0; r_share[1] = gs;
+       learning[0] = false; s_phase[0] = 0; s_count[0] = 0; s_parts[0] = cs; s_mixed[0] = (gs != 0);
+       learning[1] = false; s_phase[1] = 0; s_count[1] = 0; s_parts[1] = gs; s_mixed[1] = (cs != 0);
        s_cur[0] = k + 1; s_cur[1] = k + 1;
        cs = 0; gs = 0
      }
@@ -414,7 +499,7 @@ inline complete_central_phase(p, k, cs, gs) {
 }
 
 /* arrive_central(w) in absolute phase k: tok = the token's phase */
-inline arrive_central(k, w, tok, before, cs, gs) {
+inline arrive_central(k, w, tok, before, done, cs, gs) {
   atomic {                                        /* before = central.fetch_sub(w) */
     tok = c_phase; before = c_missing;
     assert(w <= before);                          /* the debug check */
@@ -426,24 +511,33 @@ inline arrive_central(k, w, tok, before, cs, gs) {
   :: before == w -> complete_central_phase(tok, k, cs, gs)
   :: else -> skip
   fi;
+  done = false;                                   /* a central token polls the central word */
   before = 0
 }
 
-/* arrive_counting(w, drop) in absolute phase k (a drop has w = 1); sets central, tok, done */
-inline arrive_counting(s, k, w, drop, central, tok, done, fetches, before, mine, mixed, reached, ns, np, got) {
+/* arrive_as(s, w, drop) in absolute phase k (a drop has w = 1): sets the token (central,
+   tok, mixed, leads, done) */
+inline arrive(s, k, w, drop) {
   atomic {                                        /* before = side.word.fetch_add(...) */
     central = learning[s];
     if
     :: central ->                                 /* counted for learning the split */
        fp_arrivals[s] = fp_arrivals[s] + w; fp_drops[s] = fp_drops[s] + drop
     :: else ->
-       tok = s_parity[s]; before = s_count[s]; mine = s_parts[s]; mixed = s_mixed[s];
-       assert(s_cur[s] == k);                     /* arriving in its own phase */
-       if                                         /* the check (UNISYNC_EXPECTS) */
-       :: before >= ARMED_FROM -> assert(w <= TARGET(mixed) - before)
-       :: else -> assert(w <= mine)
+       tok = s_phase[s]; before = s_count[s]; mine = s_parts[s]; mixed = s_mixed[s];
+       awaits = mixed && before == CMOD - 1;
+       if
+       :: awaits ->                               /* its addition carries phase k - 1 */
+          assert(s_cur[s] + 1 == k);
+          arrived[k] = arrived[k] + w - 1
+       :: else ->
+          assert(s_cur[s] == k);                  /* arriving in its own phase */
+          if                                      /* the check (UNISYNC_EXPECTS) */
+          :: before >= ARMED_FROM -> assert(w <= TARGET(mixed) - before)
+          :: else -> assert(w <= mine)
+          fi;
+          arrived[k] = arrived[k] + w
        fi;
-       arrived[k] = arrived[k] + w;
        s_parts[s] = s_parts[s] - drop;
        add_to_count(s, w)
     fi
@@ -454,89 +548,156 @@ inline arrive_counting(s, k, w, drop, central, tok, done, fetches, before, mine,
      :: drop -> c_drops++                         /* central.drops.fetch_add(1) */
      :: else -> skip
      fi;
-     arrive_central(k, w, tok, before, ns, np);
-     done = false
-  :: else ->
-     reached = before + w;
-#if defined(BUG_REPORT_KEEPS_DROPS)
-     ns = mine;                                   /* BUG: its own drop not subtracted */
+     arrive_central(k, w, tok, before, done, ns, reached)
+  :: !central && awaits ->                        /* arrive_after_carry */
+     atomic { assert(ENDED_ACROSS(tok, s)) };     /* the check (UNISYNC_EXPECTS) */
+     tok = (tok + 1) % PM;
+#if defined(BUG_AFTER_CARRY_NO_REARRIVE)
+     done = false                                 /* BUG: the carry taken for its arrival */
 #else
-     ns = mine - drop;
-#endif
      if
-     :: before == 0 ->                            /* the first arrival arms */
-        assert(mine == SIDE_MEMBERS(s, k));       /* armed for exactly the phase's participants */
-        atomic {                                  /* fetch_add(arm << 31) */
-          reached = s_count[s] + TARGET(mixed) - mine;
-          ns = s_parts[s];
-          add_to_count(s, TARGET(mixed) - mine)
+     :: w == 1 ->                                 /* arrives again */
+        atomic {
+          before = s_count[s]; mine = s_parts[s] + drop; mixed = s_mixed[s];
+          assert(s_cur[s] == k && s_phase[s] == tok);
+          if
+          :: before >= ARMED_FROM -> assert(w <= TARGET(mixed) - before)
+          :: else -> assert(w <= mine)
+          fi;
+          arrived[k] = arrived[k] + 1;
+          add_to_count(s, 1)
         };
-        assert(reached <= TARGET(mixed))          /* the check (UNISYNC_EXPECTS) */
-     :: else -> skip
-     fi;
-     if
-     :: reached == CMOD -> done = true            /* completed by its carry (step 0) */
-     :: reached == TARGET(mixed) && STEP(mixed) == 1 ->
-        complete_side_phase(s, k, ns, mixed, np, got, fetches); done = true
-     :: else -> done = false;
-#if defined(COMPLETION)
-        fetches = (s == 1 && before == 0 && mixed)  /* the GPU's first arriver copies */
-#else
-        fetches = false
-#endif
+        arrive_on_side(s, k, w, drop, tok, before, mine, mixed, reached, ns, leads, done, ph, sh, runs)
+     :: w > 1 ->                                  /* arms the next phase, + 1 */
+        atomic {
+          reached = s_count[s] + TARGET(mixed) - mine + 1;
+          ns = s_parts[s];
+          arrived[k] = arrived[k] + 1;
+          add_to_count(s, TARGET(mixed) - mine + 1)
+        };
+        assert(reached < CMOD);                   /* the check (UNISYNC_EXPECTS) */
+        settle(s, k, tok, reached, mixed, ns, leads, done, ph, sh, runs)
      fi
+#endif
+  :: else ->
+     arrive_on_side(s, k, w, drop, tok, before, mine, mixed, reached, ns, leads, done, ph, sh, runs)
   fi;
-  before = 0; mine = 0; reached = 0; ns = 0
+  atomic { awaits = false; before = 0; mine = 0; reached = 0; ns = 0; ph = 0; sh = 0 }
+}
+
+/* wait(token) by a thread of side s on a token of its own side */
+inline wait_own(s, k, central, tok, leads, done, ph, sh, res) {
+  if
+  :: done -> skip                                 /* completed token: returns at once */
+  :: !done && central -> c_phase != tok
+  :: !done && !central ->
+     do
+     :: s_phase[s] != tok -> break                /* another phase: released */
+     :: atomic {                                  /* awaits the carry, the reports say ended */
+          s_phase[s] == tok && AWAITS_CARRY(s) && WAITER_ENDED(tok, s) ->
+          ph = r_phase[1 - s]; sh = r_share[1 - s]
+        };
+        try_carry(s, tok, ph, sh, res);
+        assert(res);
+        break
+     od
+  fi
 }
 
 proctype participant(byte id; byte s; byte w; byte d) {
   byte k = 0;           /* the phase it arrives in next (absolute) */
-  byte tok, before, mine, reached, ns, np, got;
-  bool central, done, mixed, fetches;
+  byte tok, before, mine, reached, ns, ph, sh;
+  bool central, done, mixed, leads, awaits, runs, res;
   do
-  :: k < PHASES && k != d ->                      /* arrive_and_wait() */
-     arrive_counting(s, k, w, 0, central, tok, done, fetches, before, mine, mixed, reached, ns, np, got);
+  :: k < PHASES && k != d ->                      /* arrive, (signal), wait */
      if
-     :: fetches -> copy_cpu_report(tok, np, ns, got); fetches = false
+     :: AWAITS_SIGNAL(s, k) -> sig[k] == 1        /* split-phase: the other side's action */
+     :: else -> skip
+     fi;
+     arrive(s, k, w, 0);
+     if
+     :: SIGNALS(id, k) -> sig[k] = 1
      :: else -> skip
      fi;
      if
-     :: done -> skip                              /* completed token: returns at once */
-     :: else ->
-        atomic {                                  /* wait(token) */
-          (central && c_phase != tok) || (!central && s_parity[s] != tok) ->
-          skip
-        }
+     :: HANDS_OFF(id) ->                          /* F waits on the token */
+        atomic { h_tok = tok; h_central = central; h_mixed = mixed; h_done = done; h_full = true };
+        atomic { h_back -> h_back = false }
+     :: else -> wait_own(s, k, central, tok, leads, done, ph, sh, res)
      fi;
      atomic {
-       assert(completions[k] == 1);               /* phase k completed ... */
-       assert(arrived[k] == MEMBERS(k));          /* ... after all its arrivals */
-       tok = 0; central = false; done = false; mixed = false
+       RELEASED(k);
+       tok = 0; central = false; done = false; mixed = false; leads = false; res = false;
+       ph = 0; sh = 0
      };
      k++
   :: k < PHASES && k == d ->                      /* arrive_and_drop() */
-     arrive_counting(s, k, 1, 1, central, tok, done, fetches, before, mine, mixed, reached, ns, np, got);
+     if
+     :: AWAITS_SIGNAL(s, k) -> sig[k] == 1
+     :: else -> skip
+     fi;
+     arrive(s, k, 1, 1);
+     if
+     :: SIGNALS(id, k) -> sig[k] = 1
+     :: else -> skip
+     fi;
      break
   :: k == PHASES -> break
   od;
   finished++
 }
 
-init {
+/* F: a GPU thread, no participant, that waits on P0's (CPU) tokens from the other side */
+proctype foreign() {
   byte k = 0;
+  byte tok;
+  bool central, mixed, done;
+  do
+  :: k < PHASES && k < D0 ->
+     atomic { h_full -> tok = h_tok; central = h_central; mixed = h_mixed; done = h_done; h_full = false };
+     if
+     :: done -> skip
+     :: !done && central -> c_phase != tok
+     :: !done && !central && mixed -> ENDED_ACROSS(tok, 0)   /* the reports, loads only */
+     :: !done && !central && !mixed -> s_phase[0] != tok     /* the CPU alone: its word */
+     fi;
+     atomic {
+       RELEASED(k);
+       tok = 0; central = false; mixed = false; done = false;
+       h_back = true
+     };
+     k++
+  :: else -> break
+  od
+}
+
+#if defined(STORE_BUFFERS)
+proctype drain(byte s) {
+end:
+  do
+  :: atomic { sb_full[s] -> r_phase[s] = sb_phase[s]; r_share[s] = sb_share[s]; sb_full[s] = false }
+  od
+}
+#endif
+
+init {
   atomic {
+#if defined(STORE_BUFFERS)
+    run drain(0);
+    run drain(1);
+#endif
     run participant(0, 0, W0, D0);
-    run participant(1, 0, W1, D1);
-    run participant(2, 1, W2, D2);
-    run participant(3, 1, W3, D3)
-  };
-  atomic {                                        /* at the end: every phase completed once */
-    finished == 4 ->
-    do
-    :: k < PHASES -> assert(completions[k] == 1); k++
-    :: else -> break
-    od
+    run participant(1, 1, W1, D1);
+    if
+    :: NP == 3 -> run participant(2, S2, W2, D2)
+    :: else -> skip
+    fi;
+#if defined(FOREIGN)
+    run foreign()
+#else
+    skip
+#endif
   }
 }
 
-ltl all_finish { <> (finished == 4) }
+ltl all_finish { <> (finished == NP) }
