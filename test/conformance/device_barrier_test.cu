@@ -20,15 +20,6 @@ using namespace unisync::test;
 
 constexpr std::chrono::seconds lane_deadline{30};
 
-/// Counts its runs; callable on both sides.
-struct counting_completion {
-  cuda::std::uint32_t* runs;
-  UNISYNC_HOST_DEVICE void operator()() const noexcept
-  {
-    unisync::detail::atomic_at<cuda::thread_scope_system>(*runs).fetch_add(1, unisync::detail::memory_order_relaxed);
-  }
-};
-
 /// Even lanes on *barriers[0], odd lanes on *barriers[1], each barrier of 16; the phase
 /// checker of each barrier has one slot per lane of its half.
 template <class Barrier>
@@ -42,13 +33,6 @@ __global__ void lanes_on_two_barriers(Barrier* const* barriers, phase_record con
     barriers[half]->arrive_and_wait();
     records[half].after_passing(0, 16, phase);
   }
-}
-
-/// Every lane arrives once on one barrier of 16: two phases complete.
-template <class Barrier>
-__global__ void lanes_on_one_barrier(Barrier* barrier)
-{
-  barrier->arrive_and_wait();
 }
 
 template <class Kind>
@@ -79,20 +63,6 @@ TYPED_TEST(ConformanceDeviceBarrier, LanesOfAWarpArriveOnTheirOwnBarriers)
     EXPECT_EQ((*counters)[2 * half], 0u) << "a lane left a phase of barrier " << half << " early";
     EXPECT_EQ((*counters)[2 * half + 1], phases) << "completions of barrier " << half;
   }
-}
-
-// [thread.barrier.class] arrive_and_wait(): 32 lanes, one barrier of 16: the first 16
-// arrivals complete a phase, the next 16 the next one.
-TYPED_TEST(ConformanceDeviceBarrier, ThirtyTwoLanesCompleteTwoPhasesOfSixteen)
-{
-  UNISYNC_REQUIRE_GPU();
-  using barrier_type = typename TypeParam::template type<counting_completion>;
-  auto runs = unisync::make_managed<cuda::std::uint32_t>(0u);
-  auto barrier = unisync::make_managed<barrier_type>(16, counting_completion{runs.get()});
-  TypeParam::prepare(*barrier);
-  lanes_on_one_barrier<<<1, 32>>>(barrier.get());
-  ASSERT_EQ(finish_device_work(lane_deadline), cudaSuccess);
-  EXPECT_EQ(*runs, 2u) << "32 arrivals on a barrier of 16 complete two phases";
 }
 
 }  // namespace

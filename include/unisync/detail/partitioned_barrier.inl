@@ -85,11 +85,11 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::classify(cuda::std::uint
                                                                  cuda::std::uint32_t phase) noexcept
 {
   // A report is "this side's share of phase N": phase + 1 or later, the side has arrived
-  // in `phase`; a share of zero in `phase` itself, the side takes no part in it.
+  // in `phase`; a share of zero, the side has left for good (participants never come
+  // back), whatever phase it names: a side's last report may fall behind by any number
+  // of phases once the other side goes on alone.
   if (reported_at_least(report, (phase + 1) & side_phase_mask)) return other_side::arrived;
-  bool const no_share = static_cast<cuda::std::uint32_t>(report >> report_phase_shift) == phase &&
-                        (report & missing_mask) == 0;
-  return no_share ? other_side::absent : other_side::pending;
+  return (report & missing_mask) == 0 ? other_side::absent : other_side::pending;
 }
 
 template <class CompletionFunction, class Backoff>
@@ -201,17 +201,25 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_after_carry(side_
   // participant learned that from a waiter that saw the reports), but no one had added the
   // carry yet: this arrival's addition added it, and weight - 1 arrivals of the next phase.
   cuda::std::uint32_t const phase = phase_of(before);
+  cuda::std::uint32_t const next_phase = (phase + 1) & side_phase_mask;
+  open_next_phase(side, static_cast<cuda::std::uint64_t>(next_phase) << side_phase_shift);
+  // The participants of the next phase, the dropper still among them.
+  auto const participants = static_cast<cuda::std::uint32_t>(before & side_participants_mask);
+  if (weight == 1 && drop && participants > 1) {
+    // A drop: the addition already took the dropper out of the next phase's participants,
+    // so that a sibling released by this carry arms the next phase without it. That is
+    // the dropper's arrival there: the phase ends when the others have arrived, as it
+    // would with the dropper counted and arrived first. (Not checked against the reports:
+    // the others need nothing more of the dropper, and may be phases ahead by then.)
+    return arrival_token(next_phase, weight, arrival_token::completed_phase);
+  }
   cuda::std::uint64_t their_report = 0;
   UNISYNC_EXPECTS(phase_ended_across(phase, detail::memory_order_acquire, side, their_report),
                   "partitioned_barrier: more arrivals on this side (CPU or GPU) than the phase expects");
-  cuda::std::uint32_t const next_phase = (phase + 1) & side_phase_mask;
-  open_next_phase(side, static_cast<cuda::std::uint64_t>(next_phase) << side_phase_shift);
   detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
-  // The participants of the next phase, the dropper still among them.
-  auto const participants = static_cast<cuda::std::uint32_t>(before & side_participants_mask);
   if (weight == 1) {
     // Nothing of this arrival is in the next phase yet: it arrives there as any arrival
-    // does, as if its drop were part of that addition.
+    // does (a sole participant that drops, as if its drop were part of that addition).
     cuda::std::uint64_t const again =
         word.fetch_add(cuda::std::uint64_t{1} << side_count_shift, detail::memory_order_acq_rel);
     return arrive_on_side(side, again + (drop ? 1u : 0u), 1, drop);
@@ -371,12 +379,10 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>:
   // Called once the phase has ended on both sides, with what the other side reported.
   // Adds the carry unless someone of the side already did (a leader, a waiter, or the next
   // phase's first arrival): only the carry changes a word that awaits it, so the exchange
-  // succeeds for exactly one of them. When the other side has no share of the next phase,
-  // the carry also clears the mixed flag, and the side completes alone from then on.
-  cuda::std::uint32_t const next_phase = (phase + 1) & side_phase_mask;
-  bool const other_left = classify(their_report, phase) == other_side::absent ||
-                          (static_cast<cuda::std::uint32_t>(their_report >> report_phase_shift) == next_phase &&
-                           (their_report & missing_mask) == 0);
+  // succeeds for exactly one of them. When the other side has left (a share of zero), the
+  // carry also clears the mixed flag, and the side completes alone from then on; a carry
+  // added by an arrival leaves the flag, and the next phase reads the report as absent.
+  bool const other_left = (their_report & missing_mask) == 0;
   detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
   cuda::std::uint64_t now = word.load(detail::memory_order_acquire);
   while (phase_of(now) == phase && awaits_carry(now)) {
