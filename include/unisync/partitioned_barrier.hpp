@@ -34,10 +34,10 @@ namespace unisync {
  * the side is released; if not, it returns: `arrive()` never waits for the other side.
  * The carry is then added, exactly once (a compare-and-swap), by whoever of the side first
  * sees both reports: a waiter of the side (the leader's own wait polls the other report;
- * other waiters look at it every `tuning::report_poll_interval`-th poll, in case the
- * leader does not wait), or the side's first arrival of the next phase, which may come
- * before the carry (a participant told by the other side that the phase ended) and then
- * adds the carry with its arrival. Only plain loads and stores with system-scope
+ * other waiters look at it rarely, every `tuning::report_poll_interval`-th poll, in case
+ * the leader does not wait; `try_wait` looks at once), or the side's first arrival of the
+ * next phase, which may come before the carry (a participant told by the other side that
+ * the phase ended) and then adds the carry with its arrival. Only plain loads and stores with system-scope
  * release/acquire cross the link: on the H100 machine a CPU<->GPU round trip through
  * memory costs about 2 us, while atomics on one managed word migrate its page on every
  * cross access (libcu++'s system barrier: 495-596 us per phase). Many CPU waiters poll a
@@ -128,14 +128,15 @@ class basic_partitioned_barrier {
       leads_side = 32,        // the side's leader: stored the side's report, polls the other's
     };
     UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight,
-                                      cuda::std::uint32_t flags) noexcept
-        : phase_(phase), weight_(weight), flags_(flags)
+                                      cuda::std::uint32_t flags, cuda::std::uint32_t next_share = 0) noexcept
+        : phase_(phase), weight_(weight), flags_(flags), next_share_(next_share)
     {
     }
     UNISYNC_HOST_DEVICE bool has(flag which) const noexcept { return (flags_ & which) != 0; }
     cuda::std::uint32_t phase_ = 0;  // central: the phase number; on a side: the side's phase number
     cuda::std::uint32_t weight_ = 1;
     cuda::std::uint32_t flags_ = central;
+    cuda::std::uint32_t next_share_ = 0;  // a leader's: the side's share of the next phase
   };
 
   /// The largest expected count: 2^22 - 1 (in the first phase a side's drops count down
@@ -304,9 +305,12 @@ class basic_partitioned_barrier {
                                                    cuda::std::uint32_t next_share);
   UNISYNC_HOST_DEVICE bool lead_mixed_phase(side_kind side, cuda::std::uint32_t phase, cuda::std::uint32_t next_share);
   UNISYNC_HOST_DEVICE static constexpr other_side classify(cuda::std::uint64_t report, cuda::std::uint32_t phase) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t awaiting_word(cuda::std::uint32_t phase,
+                                                                       cuda::std::uint32_t next_share) noexcept;
   UNISYNC_HOST_DEVICE bool phase_ended_across(cuda::std::uint32_t phase, cuda::std::memory_order order, side_kind side,
-                                              cuda::std::uint64_t& their_report) const;
-  UNISYNC_HOST_DEVICE bool try_carry(side_kind side, cuda::std::uint32_t phase, cuda::std::uint64_t their_report) const;
+                                              bool reported, cuda::std::uint64_t& their_report) const;
+  UNISYNC_HOST_DEVICE bool try_carry(side_kind side, cuda::std::uint32_t phase, cuda::std::uint64_t their_report,
+                                     cuda::std::uint64_t awaiting) const;
   UNISYNC_HOST_DEVICE void open_next_phase(side_kind side, cuda::std::uint64_t word_after_carry) const;
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(side_kind waiter, arrival_token const& token,
                                                               cuda::std::memory_order order,

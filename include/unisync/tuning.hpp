@@ -62,12 +62,13 @@ struct tuning {
   /// 8 threads 0.95 against 1.16 us per phase, 15 threads 1.59 against 2.66 us; but 4
   /// threads 0.57 against 0.38 us (a second line crosses on each release).
   static constexpr cuda::std::uint32_t host_hint_min_participants = 8;
-  /// A GPU waiter of a partitioned barrier that is not its side's leader reads the reports
-  /// (across the link) at every this-many-th poll of its own side's word once every
-  /// arrival of the side is in: the leader reads them at every poll when it waits, the
-  /// others only in case it does not. With device waiters polling their word about every
-  /// 0.5 us, 528 blocks then add one link read per 60 ns, not one per ns.
-  static constexpr cuda::std::uint32_t report_poll_interval = 64;
+  /// A waiter of a partitioned barrier that is not its side's leader reads the reports
+  /// (on the GPU, across the link) only at every this-many-th poll of its side's word once
+  /// every arrival of the side is in: the leader reads them at every poll when it waits,
+  /// the others only in case it does not (then about every 0.1-2 ms). H100, 15 CPU threads
+  /// and 528 blocks of 128 threads arriving per thread: 1640 us per phase with every waiter
+  /// reading them at every 64th poll (the link saturated), 8.6 us before waiters read them.
+  static constexpr cuda::std::uint32_t report_poll_interval = 4096;
   /// The cohort mutex passes the lock within one side (CPU or GPU) at most this many
   /// times in a row while the other side waits, then hands it across.
   static constexpr cuda::std::uint32_t cohort_pass_bound = 64;

@@ -33,6 +33,16 @@
 #define UNISYNC_FORCE_INLINE inline
 #endif  // defined(__CUDACC__)
 
+// Keeps a rare slow path out of line, so that the hot loop around it stays small
+// (partitioned_barrier's cross-link completion, inside every GPU waiter's poll loop).
+#if defined(__CUDACC__)
+#define UNISYNC_NOINLINE __noinline__
+#elif defined(__GNUC__)
+#define UNISYNC_NOINLINE __attribute__((noinline))
+#else  // neither nvcc nor a GNU-compatible compiler
+#define UNISYNC_NOINLINE
+#endif  // defined(__CUDACC__)
+
 // Per-operation precondition checks: on in debug builds, or when asked for.
 #if !defined(UNISYNC_ENABLE_ASSERTIONS)
 #if defined(NDEBUG)

@@ -69,6 +69,16 @@ UNISYNC_HOST_DEVICE constexpr bool basic_partitioned_barrier<CompletionFunction,
 }
 
 template <class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint64_t basic_partitioned_barrier<CompletionFunction, Backoff>::awaiting_word(
+    cuda::std::uint32_t phase, cuda::std::uint32_t next_share) noexcept
+{
+  // The word of a mixed phase whose arrivals are all in: nothing else changes it until the
+  // carry, so its leader knows it without reading it.
+  return (static_cast<cuda::std::uint64_t>(phase) << side_phase_shift) |
+         (static_cast<cuda::std::uint64_t>(side_carry - 1) << side_count_shift) | mixed_flag | next_share;
+}
+
+template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE constexpr bool basic_partitioned_barrier<CompletionFunction, Backoff>::reported_at_least(
     cuda::std::uint64_t report, cuda::std::uint32_t next_phase) noexcept
 {
@@ -183,8 +193,8 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::settle_arrival(side_kind
       return arrival_token(phase, weight, flags | arrival_token::completed_phase);
     }
     bool const ended = lead_mixed_phase(side, phase, next_share);
-    return arrival_token(phase, weight,
-                         flags | arrival_token::leads_side | (ended ? arrival_token::completed_phase : 0u));
+    return arrival_token(phase, weight, flags | arrival_token::leads_side | (ended ? arrival_token::completed_phase : 0u),
+                         next_share);
   }
   bool const polls_open_parity =
       side == side_kind::cpu &&
@@ -193,7 +203,7 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::settle_arrival(side_kind
 }
 
 template <class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
 basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_after_carry(side_kind side, cuda::std::uint64_t before,
                                                                            cuda::std::uint32_t weight, bool drop)
 {
@@ -214,7 +224,7 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_after_carry(side_
     return arrival_token(next_phase, weight, arrival_token::completed_phase);
   }
   cuda::std::uint64_t their_report = 0;
-  UNISYNC_EXPECTS(phase_ended_across(phase, detail::memory_order_acquire, side, their_report),
+  UNISYNC_EXPECTS(phase_ended_across(phase, detail::memory_order_acquire, side, false, their_report),
                   "partitioned_barrier: more arrivals on this side (CPU or GPU) than the phase expects");
   detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
   if (weight == 1) {
@@ -284,7 +294,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
 }
 
 template <class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::lead_mixed_phase(
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::lead_mixed_phase(
     side_kind side, cuda::std::uint32_t phase, cuda::std::uint32_t next_share)
 {
   using detail::across_sides;
@@ -311,7 +321,7 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>:
       mine.store(my_report, detail::memory_order_release);
       seen = theirs.load(detail::memory_order_acquire);
     }
-    return classify(seen, phase) != other_side::pending && try_carry(side, phase, seen);
+    return classify(seen, phase) != other_side::pending && try_carry(side, phase, seen, awaiting_word(phase, next_share));
   } else {
     // Exactly one of the two leaders runs the completion. Each stores its report, then a
     // sequentially consistent fence, then reads the other's: at least one of them sees the
@@ -348,21 +358,24 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>:
     central_.completion();
     atomic_at<across_sides>(reports_.completed)
         .store(static_cast<cuda::std::uint64_t>(next_phase) << report_phase_shift, detail::memory_order_release);
-    return try_carry(side, phase, their_report);
+    return try_carry(side, phase, their_report, awaiting_word(phase, next_share));
   }
 }
 
 template <class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::phase_ended_across(
-    cuda::std::uint32_t phase, cuda::std::memory_order order, side_kind side, cuda::std::uint64_t& their_report) const
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::phase_ended_across(
+    cuda::std::uint32_t phase, cuda::std::memory_order order, side_kind side, bool reported,
+    cuda::std::uint64_t& their_report) const
 {
   // From either side, with loads only: the reports are in host memory. `their_report` is
-  // what the side other than `side` reported, for try_carry.
+  // what the side other than `side` reported, for try_carry; `reported`: `side`'s own
+  // report is known to be stored (its leader asks), so only the other's is read.
   auto read = [&](side_kind whose) { return detail::atomic_at<detail::across_sides>(report_of(whose)).load(order); };
   side_kind const other = side == side_kind::gpu ? side_kind::cpu : side_kind::gpu;
   if constexpr (completes_in_arrival) {
     their_report = read(other);
-    return classify(read(side), phase) != other_side::pending && classify(their_report, phase) != other_side::pending;
+    return classify(their_report, phase) != other_side::pending &&
+           (reported || classify(read(side), phase) != other_side::pending);
   } else {
     auto& self = const_cast<basic_partitioned_barrier&>(*this);
     bool const ended = reported_at_least(detail::atomic_at<detail::across_sides>(self.reports_.completed).load(order),
@@ -373,18 +386,20 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>:
 }
 
 template <class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::try_carry(
-    side_kind side, cuda::std::uint32_t phase, cuda::std::uint64_t their_report) const
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::try_carry(
+    side_kind side, cuda::std::uint32_t phase, cuda::std::uint64_t their_report, cuda::std::uint64_t awaiting) const
 {
-  // Called once the phase has ended on both sides, with what the other side reported.
-  // Adds the carry unless someone of the side already did (a leader, a waiter, or the next
-  // phase's first arrival): only the carry changes a word that awaits it, so the exchange
-  // succeeds for exactly one of them. When the other side has left (a share of zero), the
-  // carry also clears the mixed flag, and the side completes alone from then on; a carry
-  // added by an arrival leaves the flag, and the next phase reads the report as absent.
+  // Called once the phase has ended on both sides, with what the other side reported and
+  // the caller's view of the word awaiting the carry (not a fresh load: a failed exchange
+  // loads it). Adds the carry unless someone of the side already did (a leader, a waiter,
+  // or the next phase's first arrival): only the carry changes a word that awaits it, so
+  // the exchange succeeds for exactly one of them. When the other side has left (a share
+  // of zero), the carry also clears the mixed flag, and the side completes alone from then
+  // on; a carry added by an arrival leaves the flag, and the next phase reads the report
+  // as absent.
   bool const other_left = (their_report & missing_mask) == 0;
   detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
-  cuda::std::uint64_t now = word.load(detail::memory_order_acquire);
+  cuda::std::uint64_t now = awaiting;
   while (phase_of(now) == phase && awaits_carry(now)) {
     cuda::std::uint64_t const carried = now + (cuda::std::uint64_t{1} << side_count_shift) - (other_left ? mixed_flag : 0);
     // Release: the side's waiters acquire the reports' chain through this word.
@@ -427,9 +442,18 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
     cuda::std::uint64_t their_report = 0;
     bool const ended =
         token.has(arrival_token::mixed)
-            ? phase_ended_across(token.phase_, order, side, their_report)
+            ? phase_ended_across(token.phase_, order, side, false, their_report)
             : phase_of(detail::atomic_at<detail::across_sides>(part_of(side).word).load(order)) != token.phase_;
     return ended ? 0u : Backoff::tuning::link_handoff_ns;
+  }
+  if (token.has(arrival_token::leads_side)) {
+    // The side's leader: every arrival of its side is in, and its report stored. It reads
+    // the other side's report, not its own word (on the GPU a read across the link per
+    // poll is the wait; a word read before it would lengthen every poll), and adds the
+    // carry once the phase has ended; a failed exchange means someone of the side did.
+    cuda::std::uint64_t their_report = 0;
+    if (!phase_ended_across(token.phase_, order, side, true, their_report)) return 1;
+    return try_carry(side, token.phase_, their_report, awaiting_word(token.phase_, token.next_share_)) ? 0u : 1u;
   }
   // A CPU waiter among many polls the hint (see side_part::open_parity) until it shows
   // another phase, then the word; every 64th poll looks at the word whatever the hint says.
@@ -444,14 +468,13 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
   // Not armed yet: poll again soon.
   if (count < side_armed_min) return 1;
   if (awaits_carry(now)) {
-    // All of this side arrived; the phase ends through the reports. The leader reads them
-    // at every poll, the others (on the GPU, where each read crosses the link) at every
-    // report_poll_interval-th, in case the leader does not wait.
-    bool const reads_reports = token.has(arrival_token::leads_side) || side == side_kind::cpu ||
-                               poll % Backoff::tuning::report_poll_interval == 0;
+    // All of this side arrived; the phase ends through the reports, which its leader
+    // reads. The others read them only once it seems not to wait, and then rarely: on the
+    // GPU each read crosses the link, and the CPU's reads take the lines the GPU reads.
+    bool const reads_reports = poll % Backoff::tuning::report_poll_interval == 0;
     cuda::std::uint64_t their_report = 0;
-    if (reads_reports && phase_ended_across(token.phase_, order, side, their_report) &&
-        try_carry(side, token.phase_, their_report)) {
+    if (reads_reports && phase_ended_across(token.phase_, order, side, false, their_report) &&
+        try_carry(side, token.phase_, their_report, now)) {
       return 0;
     }
     return 1;
@@ -485,7 +508,8 @@ template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::try_wait(
     arrival_token const& token) const
 {
-  // Poll number 0: the word, not the hint, and the reports if the phase awaits them.
+  // Poll number 0: the word, not the hint, and the reports if the phase awaits them (a
+  // try_wait loop must end the phase even when the side's leader never waits).
   return token.has(arrival_token::completed_phase) ||
          forecast_to_release(running_side(), token, detail::memory_order_acquire, 0) == 0;
 }
