@@ -37,12 +37,12 @@ namespace unisync {
  * other waiters look at it rarely, every `tuning::report_poll_interval`-th poll, in case
  * the leader does not wait; `try_wait` looks at once), or the side's first arrival of the
  * next phase, which may come before the carry (a participant told by the other side that
- * the phase ended) and then adds the carry with its arrival. Only plain loads and stores with system-scope
- * release/acquire cross the link: on the H100 machine a CPU<->GPU round trip through
- * memory costs about 2 us, while atomics on one managed word migrate its page on every
- * cross access (libcu++'s system barrier: 495-596 us per phase). Many CPU waiters poll a
- * hint line, stored after each carry, before they look at the word the CPU's arrivals add
- * to.
+ * the phase ended) and then adds the carry with its arrival. Only plain loads and stores
+ * with system-scope release/acquire cross the link: on the H100 machine a CPU<->GPU round
+ * trip through memory costs about 2 us, while atomics on one managed word migrate its
+ * page on every cross access (libcu++'s system barrier: about 500 us per phase). Many CPU
+ * waiters poll a hint line, stored after each carry, before they look at the word the
+ * CPU's arrivals add to.
  *
  * Tokens: any thread may wait on any token, on either side. A token of the other side's
  * arrival is waited on through the reports (loads only, from either side), or, in a phase
@@ -127,8 +127,8 @@ class basic_partitioned_barrier {
       mixed = 16,             // both sides take part in the phase: it ends through the reports
       leads_side = 32,        // the side's leader: stored the side's report, polls the other's
     };
-    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight,
-                                      cuda::std::uint32_t flags, cuda::std::uint32_t next_share = 0) noexcept
+    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight, cuda::std::uint32_t flags,
+                                      cuda::std::uint32_t next_share = 0) noexcept
         : phase_(phase), weight_(weight), flags_(flags), next_share_(next_share)
     {
     }
@@ -228,8 +228,8 @@ class basic_partitioned_barrier {
   // reports.
   static constexpr int side_phase_shift = 56;
   static constexpr int side_count_shift = 32;
-  static constexpr cuda::std::uint32_t side_carry = 1u << 24;       // in count units
-  static constexpr cuda::std::uint32_t side_armed_min = 1u << 23;   // an armed count is at least this
+  static constexpr cuda::std::uint32_t side_carry = 1u << 24;      // in count units
+  static constexpr cuda::std::uint32_t side_armed_min = 1u << 23;  // an armed count is at least this
   static constexpr cuda::std::uint32_t side_phase_mask = 0xffu;
   static constexpr cuda::std::uint64_t learning_flag = cuda::std::uint64_t{1} << 31;
   static constexpr cuda::std::uint64_t mixed_flag = cuda::std::uint64_t{1} << 30;
@@ -300,13 +300,14 @@ class basic_partitioned_barrier {
                                                        cuda::std::uint32_t weight, bool drop);
   UNISYNC_HOST_DEVICE arrival_token arrive_central(cuda::std::uint32_t weight);
   UNISYNC_HOST_DEVICE void complete_central_phase(cuda::std::uint32_t phase);
-  UNISYNC_HOST_DEVICE arrival_token settle_arrival(side_kind side, cuda::std::uint64_t before, cuda::std::uint32_t phase,
-                                                   cuda::std::uint64_t reached, cuda::std::uint32_t weight,
-                                                   cuda::std::uint32_t next_share);
+  UNISYNC_HOST_DEVICE arrival_token settle_arrival(side_kind side, cuda::std::uint64_t before,
+                                                   cuda::std::uint32_t phase, cuda::std::uint64_t reached,
+                                                   cuda::std::uint32_t weight, cuda::std::uint32_t next_share);
   UNISYNC_HOST_DEVICE bool lead_mixed_phase(side_kind side, cuda::std::uint32_t phase, cuda::std::uint32_t next_share);
-  UNISYNC_HOST_DEVICE static constexpr other_side classify(cuda::std::uint64_t report, cuda::std::uint32_t phase) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr other_side classify(cuda::std::uint64_t report,
+                                                           cuda::std::uint32_t phase) noexcept;
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t awaiting_word(cuda::std::uint32_t phase,
-                                                                       cuda::std::uint32_t next_share) noexcept;
+                                                                         cuda::std::uint32_t next_share) noexcept;
   UNISYNC_HOST_DEVICE bool phase_ended_across(cuda::std::uint32_t phase, cuda::std::memory_order order, side_kind side,
                                               bool reported, cuda::std::uint64_t& their_report) const;
   UNISYNC_HOST_DEVICE bool try_carry(side_kind side, cuda::std::uint32_t phase, cuda::std::uint64_t their_report,

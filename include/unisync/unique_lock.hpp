@@ -53,7 +53,8 @@ class unique_lock {
       : mutex_(cuda::std::addressof(lockable)), owns_(true)
   {
   }
-  /// m.try_lock_until(when).
+  /// @{
+  /// Tries to lock `lockable` until `when` (m.try_lock_until(when)).
   template <class Clock, class Duration>
   UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, cuda::std::chrono::time_point<Clock, Duration> const& when)
       : mutex_(cuda::std::addressof(lockable)), owns_(lockable.try_lock_until(when))
@@ -64,7 +65,9 @@ class unique_lock {
       : mutex_(cuda::std::addressof(lockable)), owns_(lockable.try_lock_until(when))
   {
   }
-  /// m.try_lock_for(timeout).
+  /// @}
+  /// @{
+  /// Tries to lock `lockable` for at most `timeout` (m.try_lock_for(timeout)).
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE unique_lock(Mutex& lockable, cuda::std::chrono::duration<Rep, Period> const& timeout)
       : mutex_(cuda::std::addressof(lockable)), owns_(lockable.try_lock_for(timeout))

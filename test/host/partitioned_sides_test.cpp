@@ -24,7 +24,10 @@ using side = access::side;
 
 constexpr auto patience = 5s;  // far beyond any handoff; only a blocked arrive() waits this long
 
-side other_than(side which) { return which == side::cpu ? side::gpu : side::cpu; }
+side other_than(side which)
+{
+  return which == side::cpu ? side::gpu : side::cpu;
+}
 
 /// A value one thread raises and another waits for, within `patience`.
 class signal {

@@ -156,10 +156,7 @@ TYPED_TEST(MixedStdBarrier, ArriveNeverWaitsForTheOtherSide)
   std::vector<unsigned, unisync::managed_allocator<unsigned>> arrived(2, 0u);
   auto* const barrier_on_gpu = barrier.get();
   cudaError_t const status = run_mixed(
-      1,
-      [&](unsigned) {
-        split_phase_actor(barrier.get(), shared.get(), &arrived[0], &arrived[1], true, phases);
-      },
+      1, [&](unsigned) { split_phase_actor(barrier.get(), shared.get(), &arrived[0], &arrived[1], true, phases); },
       [&] { split_phase_on_gpu<<<1, 1>>>(barrier_on_gpu, shared.get(), arrived.data(), phases); });
   ASSERT_EQ(status, cudaSuccess);
   EXPECT_EQ(shared->stuck, 0u) << "arrive() did not return before the other side arrived";

@@ -156,9 +156,9 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_on_side(side_kind
     // phase came before, and no one else's of this one). Acquire: if every arrival came
     // before it, it completes the phase.
     cuda::std::uint32_t const arm = target - participants;
-    cuda::std::uint64_t const before_arm = detail::own_side_word<cuda::std::uint64_t>(part_of(side).word)
-                                               .fetch_add(static_cast<cuda::std::uint64_t>(arm) << side_count_shift,
-                                                          detail::memory_order_acquire);
+    cuda::std::uint64_t const before_arm =
+        detail::own_side_word<cuda::std::uint64_t>(part_of(side).word)
+            .fetch_add(static_cast<cuda::std::uint64_t>(arm) << side_count_shift, detail::memory_order_acquire);
     reached = static_cast<cuda::std::uint64_t>(count_of(before_arm)) + arm;
     next_share = static_cast<cuda::std::uint32_t>(before_arm & side_participants_mask);
     // Cheap here, and it catches arrivals that slipped in before the arm.
@@ -176,8 +176,8 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::settle_arrival(side_kind
                                                                        cuda::std::uint32_t next_share)
 {
   bool const mixed = (before & mixed_flag) != 0;
-  cuda::std::uint32_t const flags = (side == side_kind::gpu ? arrival_token::on_gpu_side : 0u) |
-                                    (mixed ? arrival_token::mixed : 0u);
+  cuda::std::uint32_t const flags =
+      (side == side_kind::gpu ? arrival_token::on_gpu_side : 0u) | (mixed ? arrival_token::mixed : 0u);
   if (reached == side_carry) {
     // This addition carried: the side completed alone, with the default completion.
     open_next_phase(side, static_cast<cuda::std::uint64_t>((phase + 1) & side_phase_mask) << side_phase_shift);
@@ -193,8 +193,8 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::settle_arrival(side_kind
       return arrival_token(phase, weight, flags | arrival_token::completed_phase);
     }
     bool const ended = lead_mixed_phase(side, phase, next_share);
-    return arrival_token(phase, weight, flags | arrival_token::leads_side | (ended ? arrival_token::completed_phase : 0u),
-                         next_share);
+    return arrival_token(phase, weight,
+                         flags | arrival_token::leads_side | (ended ? arrival_token::completed_phase : 0u), next_share);
   }
   bool const polls_open_parity =
       side == side_kind::cpu &&
@@ -240,7 +240,8 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_after_carry(side_
   cuda::std::uint64_t const before_arm =
       word.fetch_add(static_cast<cuda::std::uint64_t>(arm) << side_count_shift, detail::memory_order_acquire);
   cuda::std::uint64_t const reached = static_cast<cuda::std::uint64_t>(count_of(before_arm)) + arm;
-  UNISYNC_EXPECTS(reached < side_carry, "partitioned_barrier: more arrivals on this side (CPU or GPU) than the phase expects");
+  UNISYNC_EXPECTS(reached < side_carry,
+                  "partitioned_barrier: more arrivals on this side (CPU or GPU) than the phase expects");
   return settle_arrival(side, before, next_phase, reached, weight,
                         static_cast<cuda::std::uint32_t>(before_arm & side_participants_mask));
 }
@@ -301,7 +302,8 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFu
   using detail::atomic_at;
   side_kind const other = side == side_kind::gpu ? side_kind::cpu : side_kind::gpu;
   cuda::std::uint32_t const next_phase = (phase + 1) & side_phase_mask;
-  cuda::std::uint64_t const my_report = (static_cast<cuda::std::uint64_t>(next_phase) << report_phase_shift) | next_share;
+  cuda::std::uint64_t const my_report =
+      (static_cast<cuda::std::uint64_t>(next_phase) << report_phase_shift) | next_share;
   auto mine = atomic_at<across_sides>(report_of(side));
   auto theirs = atomic_at<across_sides>(report_of(other));
   if constexpr (completes_in_arrival) {
@@ -321,7 +323,8 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFu
       mine.store(my_report, detail::memory_order_release);
       seen = theirs.load(detail::memory_order_acquire);
     }
-    return classify(seen, phase) != other_side::pending && try_carry(side, phase, seen, awaiting_word(phase, next_share));
+    return classify(seen, phase) != other_side::pending &&
+           try_carry(side, phase, seen, awaiting_word(phase, next_share));
   } else {
     // Exactly one of the two leaders runs the completion. Each stores its report, then a
     // sequentially consistent fence, then reads the other's: at least one of them sees the
@@ -338,9 +341,9 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFu
     bool runs = false;
     if (side == side_kind::gpu) {
       runs = seen != other_side::pending;
-      verdict.store((static_cast<cuda::std::uint64_t>(next_phase) << report_phase_shift) |
-                        (runs ? gpu_runs_completion : 0u),
-                    detail::memory_order_release);
+      verdict.store(
+          (static_cast<cuda::std::uint64_t>(next_phase) << report_phase_shift) | (runs ? gpu_runs_completion : 0u),
+          detail::memory_order_release);
     } else if (seen == other_side::absent) {
       runs = true;
     } else if (seen == other_side::arrived) {
@@ -401,7 +404,8 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFu
   detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
   cuda::std::uint64_t now = awaiting;
   while (phase_of(now) == phase && awaits_carry(now)) {
-    cuda::std::uint64_t const carried = now + (cuda::std::uint64_t{1} << side_count_shift) - (other_left ? mixed_flag : 0);
+    cuda::std::uint64_t const carried =
+        now + (cuda::std::uint64_t{1} << side_count_shift) - (other_left ? mixed_flag : 0);
     // Release: the side's waiters acquire the reports' chain through this word.
     if (word.compare_exchange_strong(now, carried, detail::memory_order_acq_rel, detail::memory_order_acquire)) {
       open_next_phase(side, carried);
@@ -428,7 +432,8 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
 {
   auto& self = const_cast<basic_partitioned_barrier&>(*this);
   if (token.has(arrival_token::central)) {
-    cuda::std::uint64_t const now = detail::atomic_at<detail::across_sides>(self.central_.phase_and_missing).load(order);
+    cuda::std::uint64_t const now =
+        detail::atomic_at<detail::across_sides>(self.central_.phase_and_missing).load(order);
     if (static_cast<cuda::std::uint32_t>(now >> phase_shift) != token.phase_) return 0;
     auto const missing = static_cast<cuda::std::uint32_t>(now & missing_mask);
     return detail::forecast_ns(missing / token.weight_ + (missing % token.weight_ != 0 ? 1u : 0u),
@@ -495,7 +500,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
 
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::wait_as(side_kind waiter,
-                                                                                        arrival_token&& token) const
+                                                                                         arrival_token&& token) const
 {
   // Its addition (or its leader's carry) completed and acquired the phase.
   if (token.has(arrival_token::completed_phase)) return;
@@ -550,7 +555,7 @@ __device__ void basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_a
 
 template <class CompletionFunction, class Backoff>
 void basic_partitioned_barrier<CompletionFunction, Backoff>::advise_placement(basic_partitioned_barrier* barrier,
-                                                                            int device)
+                                                                              int device)
 {
   if (device_capabilities(device).host_native_atomic_supported) {
     barrier->central_.flat = 1;
