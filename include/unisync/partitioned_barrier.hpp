@@ -92,10 +92,11 @@ namespace unisync {
  * acquire-release RMWs on the side's word (device scope on the GPU: after the first phase
  * only GPU threads touch it), so the addition that reaches the leader's point acquires
  * every earlier one of the phase. The leader publishes its report with a system-scope
- * release; whoever adds the carry (or runs the completion) has acquired both reports at
- * system scope (or the completion's verdict, released after the completion ran), and the
- * carry releases the side's waiters, who poll with acquire loads; a waiter on the other
- * side acquires the reports itself. Releases and acquires are cumulative under the PTX
+ * release; whoever adds the carry (or runs the completion) has acquired the reports at
+ * system scope (the leader, its own report aside; with a completion function, the
+ * `completed` marker that its runner released after running it), and the carry releases
+ * the side's waiters, who poll with acquire loads; a waiter on the other side acquires
+ * the reports (or the marker) itself. Releases and acquires are cumulative under the PTX
  * model and causality order chains through synchronizations of different scopes, so the
  * chain orders every participant's writes before every participant's reads.
  *
