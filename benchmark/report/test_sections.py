@@ -6,8 +6,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from contention_report.results import load_entries
-from contention_report.sections import anchors_section, failures_section
+from contention_report.results import Cell, load_entries
+from contention_report.sections import anchors_section, best_section, failures_section
 from synthetic_results import ERROR_MESSAGE, ERROR_NAME, full_input
 
 
@@ -35,6 +35,58 @@ class Sections(unittest.TestCase):
         lines = failures_section(self.entries)
         self.assertIn("1 cell did not run; left out of the plots and tables.", lines)
         self.assertIn(f"| `{ERROR_NAME}` | {ERROR_MESSAGE} |", lines)
+
+
+class Spec:
+    latency = "ns_per_op"
+    latency_unit = "ns/op"
+
+
+class Entry:
+    def __init__(self, **counters):
+        self.counters = counters
+
+    def counter(self, key):
+        return self.counters.get(key)
+
+
+class Group:
+    """Two cells, ours slower than a peer that starves a waiter in the first."""
+    title = "Locks"
+    spec = Spec()
+    cells = [Cell(1, 1, 128), Cell(4, 132, 128)]
+
+    def __init__(self, with_waits):
+        peer_wait = {"max_wait_us": 100_000.0} if with_waits else {}
+        ours_wait = {"max_wait_us": 200.0} if with_waits else {}
+        self.series = {
+            "cuda.binary_semaphore": {self.cells[0]: Entry(ns_per_op=100.0, **peer_wait),
+                                      self.cells[1]: Entry(ns_per_op=100.0, **ours_wait)},
+            "unisync.ticket_mutex": {self.cells[0]: Entry(ns_per_op=150.0, **ours_wait),
+                                     self.cells[1]: Entry(ns_per_op=150.0, **ours_wait)},
+        }
+
+    def values(self, label, counter):
+        return {cell: entry.counter(counter) for cell, entry in self.series[label].items()
+                if entry.counter(counter) is not None}
+
+
+class Sink:
+    def place(self, title, header, rows):
+        return [title]
+
+
+class BestPerCell(unittest.TestCase):
+    def test_counts_wins_among_series_with_bounded_waits(self):
+        text = "\n".join(best_section(Group(with_waits=True), Sink()))
+        self.assertIn("One of ours is best in 0 of 2 cells.", text)
+        self.assertIn("longest wait in the cell is at most 10 ms: one of ours is best in 1 of 2 cells.",
+                      text)
+
+    def test_says_nothing_of_waits_where_none_is_reported(self):
+        text = "\n".join(best_section(Group(with_waits=False), Sink()))
+        self.assertIn("One of ours is best in 0 of 2 cells.", text)
+        self.assertNotIn("longest wait", text)
 
 
 if __name__ == "__main__":
