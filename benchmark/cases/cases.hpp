@@ -8,6 +8,8 @@ namespace unisync::bench {
 void declare_lock_cases(case_set set, grid_limits const& limits);
 void declare_semaphore_cases(case_set set, grid_limits const& limits);
 void declare_barrier_cases(case_set set, grid_limits const& limits);
+/// Application workloads (examples/*.cuh) against the alternatives users have; GPU only.
+void declare_application_cases(case_set set, grid_limits const& limits);
 /// The machine's physical limits (after the seed paper's Table 1); GPU only.
 void declare_machine_cases(case_set set);
 

@@ -1,0 +1,201 @@
+#pragma once
+// A persistent iterative solver: Jacobi relaxation of Laplace's equation on an n × n grid
+// (5-point stencil), one kernel for all iterations, with a grid-wide barrier between
+// them. Three ways to separate the iterations, so that they can be compared on one grid:
+//   - unisync::basic_barrier at device scope, one arrival per block;
+//   - cooperative groups' grid.sync() (a cooperative launch);
+//   - the kernel boundary itself: one launch per iteration.
+// examples/jacobi_solver.cu runs each against a host reference; the contention binary
+// times them (benchmark/cases/application_cases.cu).
+
+#include <unisync/barrier.hpp>
+#include <unisync/co_resident_launch.hpp>
+#include <unisync/error.hpp>
+#include <unisync/managed.hpp>
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace jacobi {
+
+namespace cg = cooperative_groups;
+
+/// What separates one iteration from the next.
+enum class method { unisync_barrier, grid_sync, relaunch };
+
+inline char const* name_of(method chosen)
+{
+  switch (chosen) {
+    case method::unisync_barrier:
+      return "unisync.barrier";
+    case method::grid_sync:
+      return "cg.grid_sync";
+    case method::relaunch:
+      return "kernel_relaunch";
+  }
+  return "?";
+}
+
+/// The starting grid: the top edge held at 1, the other edges and the interior at 0.
+inline std::vector<float> initial_grid(int n)
+{
+  std::vector<float> grid(static_cast<std::size_t>(n) * n, 0.0f);
+  std::fill(grid.begin(), grid.begin() + n, 1.0f);
+  return grid;
+}
+
+/// `iterations` sweeps on the host, in the order the GPU adds the four neighbours, so
+/// that the two agree to rounding.
+inline std::vector<float> host_reference(int n, int iterations)
+{
+  std::vector<float> from = initial_grid(n);
+  std::vector<float> to = from;
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    for (int row = 1; row < n - 1; ++row) {
+      for (int col = 1; col < n - 1; ++col) {
+        std::size_t const at = static_cast<std::size_t>(row) * n + col;
+        to[at] = 0.25f * (from[at - n] + from[at + n] + from[at - 1] + from[at + 1]);
+      }
+    }
+    std::swap(from, to);
+  }
+  return from;
+}
+
+/// One sweep of the interior, grid-stride: each thread updates every `threads`-th cell.
+__device__ inline void sweep(float const* from, float* to, int n, unsigned long long thread,
+                             unsigned long long threads)
+{
+  auto const interior = static_cast<unsigned long long>(n - 2);
+  for (unsigned long long cell = thread; cell < interior * interior; cell += threads) {
+    auto const at = (1 + cell / interior) * n + 1 + cell % interior;
+    to[at] = 0.25f * (from[at - n] + from[at + n] + from[at - 1] + from[at + 1]);
+  }
+}
+
+__device__ inline unsigned long long global_thread() { return blockIdx.x * 1ull * blockDim.x + threadIdx.x; }
+__device__ inline unsigned long long grid_threads() { return gridDim.x * 1ull * blockDim.x; }
+
+using grid_barrier = unisync::basic_barrier<cuda::thread_scope_device>;
+
+__global__ void solve_with_barrier(float* a, float* b, int n, int iterations, grid_barrier* barrier)
+{
+  cg::thread_block const block = cg::this_thread_block();
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    sweep(iteration % 2 == 0 ? a : b, iteration % 2 == 0 ? b : a, n, global_thread(), grid_threads());
+    barrier->arrive_and_wait(block);  // every block's sweep is done before anyone reads it
+  }
+}
+
+__global__ void solve_with_grid_sync(float* a, float* b, int n, int iterations)
+{
+  cg::grid_group const grid = cg::this_grid();
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    sweep(iteration % 2 == 0 ? a : b, iteration % 2 == 0 ? b : a, n, global_thread(), grid_threads());
+    grid.sync();
+  }
+}
+
+__global__ void sweep_once(float const* from, float* to, int n) { sweep(from, to, n, global_thread(), grid_threads()); }
+
+inline void check(cudaError_t status, char const* what)
+{
+  if (status != cudaSuccess) throw unisync::error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+/// The two grids of one problem in device memory, and the barrier the persistent kernel
+/// shares, in the placement make_managed gives it.
+class solver {
+ public:
+  static constexpr int threads_per_block = 256;
+
+  explicit solver(int n) : n_(n), bytes_(static_cast<std::size_t>(n) * n * sizeof(float))
+  {
+    check(cudaMalloc(&a_, bytes_), "cudaMalloc");
+    check(cudaMalloc(&b_, bytes_), "cudaMalloc");
+    auto const interior = static_cast<long long>(n - 2) * (n - 2);
+    cells_blocks_ = static_cast<int>(std::max(1ll, (interior + threads_per_block - 1) / threads_per_block));
+    // A persistent kernel must have every block resident at once; the grid-stride sweep
+    // covers the rest.
+    int const resident = std::min(unisync::max_resident_blocks(solve_with_barrier, threads_per_block),
+                                  unisync::max_resident_blocks(solve_with_grid_sync, threads_per_block));
+    persistent_blocks_ = std::min(cells_blocks_, resident);
+    barrier_ = unisync::make_managed<grid_barrier>(persistent_blocks_);
+  }
+  ~solver()
+  {
+    cudaFree(a_);
+    cudaFree(b_);
+  }
+  solver(solver const&) = delete;
+  solver& operator=(solver const&) = delete;
+
+  /// Both grids back to the starting values (the borders of both stay fixed).
+  void reset(cudaStream_t stream)
+  {
+    std::vector<float> const start = initial_grid(n_);
+    check(cudaMemcpyAsync(a_, start.data(), bytes_, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    check(cudaMemcpyAsync(b_, start.data(), bytes_, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  }
+
+  /// Queues `iterations` sweeps separated by `chosen` on `stream`.
+  void launch(method chosen, int iterations, cudaStream_t stream)
+  {
+    switch (chosen) {
+      case method::unisync_barrier:
+        unisync::launch_co_resident(solve_with_barrier, dim3(persistent_blocks_), dim3(threads_per_block), 0, stream,
+                                    a_, b_, n_, iterations, barrier_.get());
+        break;
+      case method::grid_sync: {
+        void* arguments[] = {&a_, &b_, &n_, &iterations};
+        check(cudaLaunchCooperativeKernel(reinterpret_cast<void const*>(solve_with_grid_sync), dim3(persistent_blocks_),
+                                          dim3(threads_per_block), arguments, 0, stream),
+              "cudaLaunchCooperativeKernel");
+        break;
+      }
+      case method::relaunch:
+        // One thread per cell, as a kernel that is launched per iteration would be written.
+        for (int iteration = 0; iteration < iterations; ++iteration) {
+          sweep_once<<<cells_blocks_, threads_per_block, 0, stream>>>(iteration % 2 == 0 ? a_ : b_,
+                                                                      iteration % 2 == 0 ? b_ : a_, n_);
+        }
+        check(cudaGetLastError(), "kernel launch");
+        break;
+    }
+  }
+
+  /// The grid after `iterations` sweeps (call after the stream has drained).
+  std::vector<float> result(int iterations) const
+  {
+    std::vector<float> grid(static_cast<std::size_t>(n_) * n_);
+    check(cudaMemcpy(grid.data(), iterations % 2 == 0 ? a_ : b_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return grid;
+  }
+
+  int persistent_blocks() const { return persistent_blocks_; }
+
+ private:
+  int n_;
+  std::size_t bytes_;
+  float* a_ = nullptr;
+  float* b_ = nullptr;
+  int cells_blocks_ = 1;
+  int persistent_blocks_ = 1;
+  unisync::managed_ptr<grid_barrier> barrier_;
+};
+
+/// The largest difference between two grids.
+inline float largest_difference(std::vector<float> const& left, std::vector<float> const& right)
+{
+  float largest = 0.0f;
+  for (std::size_t at = 0; at < left.size(); ++at) largest = std::max(largest, std::fabs(left[at] - right[at]));
+  return largest;
+}
+
+}  // namespace jacobi
