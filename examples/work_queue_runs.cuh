@@ -1,0 +1,324 @@
+#pragma once
+// Running the work queue (work_queue.cuh) both ways, and the status quo it replaces:
+// batches built on the host and handed over with a copy and a kernel launch each. Every
+// run records, per item, how many times it was taken and its enqueue-to-start latency, so
+// that the example can check exactly-once delivery and the benchmark can report the
+// latency's median and 99th percentile.
+
+#include "work_queue.cuh"
+
+#include <unisync/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace work_queue {
+
+/// When producers stop: after `items_per_producer` items or `window_seconds`, whichever
+/// comes first.
+struct run_limits {
+  std::uint64_t items_per_producer;
+  double window_seconds;
+};
+
+/// What a run did: items consumed, its length, and the per-item records of the first
+/// `records` claim numbers (times taken; latency in ns, 0 when not taken).
+struct run_result {
+  std::uint64_t items = 0;
+  double seconds = 0;
+  std::uint64_t corrupt_items = 0;  // payloads that did not match their producer's
+  std::vector<std::uint32_t> times_taken;
+  std::vector<std::uint32_t> latency_ns;
+};
+
+/// The payload a producer writes: from its producer and index, with word w holding
+/// base + index * w, so that a consumer can check it without knowing who wrote it.
+__host__ __device__ inline void fill_payload(item& value, std::uint64_t producer, std::uint64_t index)
+{
+  std::uint64_t const base = producer * 0x9e3779b97f4a7c15ull + index;
+  for (int word = 0; word < 6; ++word) value.payload[word] = base + index * word;
+}
+__host__ __device__ inline bool payload_intact(item const& value)
+{
+  std::uint64_t const index = value.payload[1] - value.payload[0];
+  for (int word = 2; word < 6; ++word) {
+    if (value.payload[word] != value.payload[0] + index * word) return false;
+  }
+  return true;
+}
+
+/// Per-item records, in memory both sides write (managed): how often each claim number
+/// was taken, and when it started.
+struct records {
+  std::uint32_t* times_taken;
+  std::uint32_t* latency_ns;
+  std::uint64_t capacity;
+
+  __host__ __device__ void taken(item const& value, std::uint64_t started_ns) const
+  {
+    if (value.sequence >= capacity) return;
+    cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(times_taken[value.sequence])
+        .fetch_add(1, cuda::std::memory_order_relaxed);
+    std::uint64_t const waited = started_ns > value.enqueued_ns ? started_ns - value.enqueued_ns : 1;
+    latency_ns[value.sequence] = static_cast<std::uint32_t>(waited < 0xffffffffu ? waited : 0xffffffffu);
+  }
+};
+
+class record_storage {
+ public:
+  explicit record_storage(std::uint64_t capacity) : capacity_(capacity)
+  {
+    allocate(&times_taken_);
+    allocate(&latency_ns_);
+  }
+  ~record_storage()
+  {
+    cudaFree(times_taken_);
+    cudaFree(latency_ns_);
+  }
+  record_storage(record_storage const&) = delete;
+  record_storage& operator=(record_storage const&) = delete;
+
+  records get() const { return records{times_taken_, latency_ns_, capacity_}; }
+  void copy_into(run_result& result, std::uint64_t claims) const
+  {
+    std::uint64_t const kept = std::min(claims, capacity_);
+    result.times_taken.assign(times_taken_, times_taken_ + kept);
+    result.latency_ns.assign(latency_ns_, latency_ns_ + kept);
+  }
+
+ private:
+  void allocate(std::uint32_t** pointer)
+  {
+    if (cudaMallocManaged(pointer, capacity_ * sizeof(std::uint32_t)) != cudaSuccess) {
+      throw unisync::error("work_queue: cudaMallocManaged of the per-item records failed");
+    }
+    std::fill(*pointer, *pointer + capacity_, 0u);
+  }
+
+  std::uint64_t capacity_;
+  std::uint32_t* times_taken_ = nullptr;
+  std::uint32_t* latency_ns_ = nullptr;
+};
+
+/// One consumer per block (thread 0) until it takes a stop item.
+template <class View>
+__global__ void consume_on_gpu(View queue, std::uint32_t work_ns, records taken, unsigned long long* consumed,
+                               unsigned long long* corrupt)
+{
+  unsigned long long mine = 0;
+  unsigned long long bad = 0;
+  for (;;) {
+    item const value = queue.pop();
+    if (value.sequence == stop_sequence) break;
+    taken.taken(value, gpu_clock_ns(0));
+    bad += payload_intact(value) ? 0 : 1;
+    work_for(work_ns, 0);
+    ++mine;
+  }
+  atomicAdd(consumed, mine);
+  atomicAdd(corrupt, bad);
+}
+
+/// One producer per block (thread 0) until `stop` is set or its items are out.
+template <class View>
+__global__ void produce_on_gpu(View queue, std::uint64_t items, unsigned const* stop)
+{
+  cuda::atomic_ref<unsigned, cuda::thread_scope_system> stopped(*const_cast<unsigned*>(stop));
+  for (std::uint64_t index = 0; index < items && stopped.load(cuda::std::memory_order_relaxed) == 0; ++index) {
+    item value{};
+    fill_payload(value, blockIdx.x, index);
+    value.enqueued_ns = gpu_clock_ns(0);
+    queue.push(value);
+  }
+}
+
+inline void check_cuda(cudaError_t status, char const* what)
+{
+  if (status != cudaSuccess) throw unisync::error(std::string("work_queue: ") + what + ": " + cudaGetErrorString(status));
+}
+
+/// Host threads produce, GPU blocks consume.
+template <class Ring>
+run_result host_to_gpu(Ring& queue_ring, unsigned producers, unsigned blocks, std::uint32_t work_ns,
+                       run_limits limits, std::uint64_t record_capacity)
+{
+  std::int64_t const offset = clock_offset();
+  auto const queue = queue_ring.get();
+  record_storage storage(record_capacity);
+  unsigned long long* counts = nullptr;  // consumed, corrupt
+  check_cuda(cudaMallocManaged(&counts, 2 * sizeof(unsigned long long)), "cudaMallocManaged");
+  counts[0] = counts[1] = 0;
+  consume_on_gpu<<<blocks, 1>>>(queue, work_ns, storage.get(), counts, counts + 1);
+  check_cuda(cudaGetLastError(), "consumer launch");
+  auto const start = std::chrono::steady_clock::now();
+  auto const deadline = start + std::chrono::duration<double>(limits.window_seconds);
+  std::vector<std::thread> threads;
+  for (unsigned producer = 0; producer < producers; ++producer) {
+    threads.emplace_back([&, producer] {
+      for (std::uint64_t index = 0; index < limits.items_per_producer; ++index) {
+        if ((index & 15u) == 0 && std::chrono::steady_clock::now() >= deadline) break;
+        item value{};
+        fill_payload(value, producer, index);
+        value.enqueued_ns = gpu_clock_ns(offset);
+        queue.push(value);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  item stop{};
+  stop.sequence = stop_sequence;
+  for (unsigned block = 0; block < blocks; ++block) queue.push(stop);
+  check_cuda(cudaDeviceSynchronize(), "consumers");
+  run_result result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.items = counts[0];
+  result.corrupt_items = counts[1];
+  storage.copy_into(result, result.items);
+  cudaFree(counts);
+  return result;
+}
+
+/// GPU blocks produce, host threads consume.
+template <class Ring>
+run_result gpu_to_host(Ring& queue_ring, unsigned producer_blocks, unsigned consumers, std::uint32_t work_ns,
+                       run_limits limits, std::uint64_t record_capacity)
+{
+  std::int64_t const offset = clock_offset();
+  auto const queue = queue_ring.get();
+  record_storage storage(record_capacity);
+  auto stop_flag = unisync::make_managed<unsigned>(unisync::memory_advice::prefer_host, 0u);
+  auto const start = std::chrono::steady_clock::now();
+  produce_on_gpu<<<producer_blocks, 1>>>(queue, limits.items_per_producer, stop_flag.get());
+  check_cuda(cudaGetLastError(), "producer launch");
+  std::atomic<std::uint64_t> consumed{0};
+  std::atomic<std::uint64_t> corrupt{0};
+  std::vector<std::thread> threads;
+  auto const records_view = storage.get();
+  for (unsigned consumer = 0; consumer < consumers; ++consumer) {
+    threads.emplace_back([&] {
+      std::uint64_t mine = 0;
+      for (;;) {
+        item const value = queue.pop();
+        if (value.sequence == stop_sequence) break;
+        records_view.taken(value, gpu_clock_ns(offset));
+        if (!payload_intact(value)) corrupt.fetch_add(1);
+        work_for(work_ns, offset);
+        ++mine;
+      }
+      consumed.fetch_add(mine);
+    });
+  }
+  // The producers stop at the window's end (or when their items are out); then one stop
+  // item per consumer, pushed from the host.
+  while (std::chrono::steady_clock::now() - start < std::chrono::duration<double>(limits.window_seconds) &&
+         cudaStreamQuery(nullptr) == cudaErrorNotReady) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  cuda::atomic_ref<unsigned, cuda::thread_scope_system>(*stop_flag).store(1, cuda::std::memory_order_relaxed);
+  check_cuda(cudaDeviceSynchronize(), "producers");
+  item stop{};
+  stop.sequence = stop_sequence;
+  for (unsigned consumer = 0; consumer < consumers; ++consumer) queue.push(stop);
+  for (std::thread& thread : threads) thread.join();
+  run_result result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.items = consumed.load();
+  result.corrupt_items = corrupt.load();
+  storage.copy_into(result, result.items);
+  return result;
+}
+
+/// The status quo: each producer thread fills a batch on the host, then copies it to the
+/// GPU and launches a kernel whose blocks work through it; two batches per producer, so
+/// that one fills while the other is in flight.
+__global__ void consume_batch(item const* batch, std::uint32_t count, std::uint32_t work_ns, records taken,
+                              unsigned long long* corrupt)
+{
+  for (std::uint32_t index = blockIdx.x; index < count; index += gridDim.x) {
+    item const value = batch[index];
+    taken.taken(value, gpu_clock_ns(0));
+    if (!payload_intact(value)) atomicAdd(corrupt, 1ull);
+    work_for(work_ns, 0);
+  }
+}
+
+inline run_result batched_launches(unsigned producers, unsigned blocks, std::uint32_t work_ns, std::uint32_t batch,
+                                   run_limits limits, std::uint64_t record_capacity)
+{
+  std::int64_t const offset = clock_offset();
+  record_storage storage(record_capacity);
+  unsigned long long* corrupt = nullptr;
+  check_cuda(cudaMallocManaged(&corrupt, sizeof(unsigned long long)), "cudaMallocManaged");
+  *corrupt = 0;
+  std::atomic<std::uint64_t> next_sequence{0};
+  auto const start = std::chrono::steady_clock::now();
+  auto const deadline = start + std::chrono::duration<double>(limits.window_seconds);
+  auto const records_view = storage.get();
+  std::vector<std::thread> threads;
+  for (unsigned producer = 0; producer < producers; ++producer) {
+    threads.emplace_back([&, producer] {
+      cudaStream_t stream = nullptr;
+      check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+      item* host[2] = {nullptr, nullptr};
+      item* device[2] = {nullptr, nullptr};
+      cudaEvent_t done[2] = {nullptr, nullptr};
+      for (int buffer = 0; buffer < 2; ++buffer) {
+        check_cuda(cudaMallocHost(&host[buffer], batch * sizeof(item)), "cudaMallocHost");
+        check_cuda(cudaMalloc(&device[buffer], batch * sizeof(item)), "cudaMalloc");
+        check_cuda(cudaEventCreateWithFlags(&done[buffer], cudaEventDisableTiming), "cudaEventCreate");
+        check_cuda(cudaEventRecord(done[buffer], stream), "cudaEventRecord");
+      }
+      std::uint64_t index = 0;
+      for (int buffer = 0; index < limits.items_per_producer && std::chrono::steady_clock::now() < deadline;
+           buffer ^= 1) {
+        check_cuda(cudaEventSynchronize(done[buffer]), "cudaEventSynchronize");  // this buffer's last batch is done
+        std::uint32_t filled = 0;
+        for (; filled < batch && index < limits.items_per_producer; ++filled, ++index) {
+          item& value = host[buffer][filled];
+          fill_payload(value, producer, index);
+          value.sequence = next_sequence.fetch_add(1, std::memory_order_relaxed);
+          value.enqueued_ns = gpu_clock_ns(offset);
+        }
+        check_cuda(cudaMemcpyAsync(device[buffer], host[buffer], filled * sizeof(item), cudaMemcpyHostToDevice, stream),
+                   "cudaMemcpyAsync");
+        consume_batch<<<blocks, 1, 0, stream>>>(device[buffer], filled, work_ns, records_view, corrupt);
+        check_cuda(cudaEventRecord(done[buffer], stream), "cudaEventRecord");
+      }
+      check_cuda(cudaStreamSynchronize(stream), "batches");
+      for (int buffer = 0; buffer < 2; ++buffer) {
+        cudaFreeHost(host[buffer]);
+        cudaFree(device[buffer]);
+        cudaEventDestroy(done[buffer]);
+      }
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  run_result result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.items = next_sequence.load();
+  result.corrupt_items = *corrupt;
+  storage.copy_into(result, result.items);
+  cudaFree(corrupt);
+  return result;
+}
+
+/// The latency at `fraction` (0.5: median) of the recorded items, in ns.
+inline double latency_percentile(run_result const& result, double fraction)
+{
+  std::vector<std::uint32_t> taken;
+  for (std::size_t index = 0; index < result.latency_ns.size(); ++index) {
+    if (result.times_taken[index] != 0) taken.push_back(result.latency_ns[index]);
+  }
+  if (taken.empty()) return 0;
+  auto const at = static_cast<std::size_t>(fraction * static_cast<double>(taken.size() - 1));
+  std::nth_element(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(at), taken.end());
+  return taken[at];
+}
+
+}  // namespace work_queue
