@@ -4,6 +4,7 @@ import json
 import re
 from pathlib import Path
 
+from .applications import APPLICATION_FAMILY, applications_section
 from .formatting import MISSING, compact, format_ratio, plural
 from .groups import GRID_SYNC, SPECS, MachineLimits, build_groups, is_ours, limit_for, safe_ratio
 from .plots import plot_fairness, plot_heatmaps, plot_throughput
@@ -315,7 +316,7 @@ def build_report(context, entries, notes, out_dir, command, title, anchors_path=
               "throughput higher-is-better; names starting with `unisync.` are ours, the "
               "rest are peers.", ""]
     unknown = sorted({e.family for e in entries}
-                     - set(CONTENTION_FAMILIES) - {MACHINE_FAMILY})
+                     - set(CONTENTION_FAMILIES) - {MACHINE_FAMILY, APPLICATION_FAMILY})
     if unknown:
         notes = notes + [f"entries of unknown families were left out: {', '.join(unknown)}."]
     if notes:
@@ -330,6 +331,7 @@ def build_report(context, entries, notes, out_dir, command, title, anchors_path=
                       f"No successful `{family}` entries in the input; section omitted.", ""]
         for group in members:
             lines += group_section(group, groups, limits, out_dir, sm_count(context))
+    lines += applications_section(entries, out_dir)
     lines += failures_section(entries)
     return "\n".join(lines).rstrip("\n") + "\n"
 
