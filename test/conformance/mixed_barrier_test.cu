@@ -155,6 +155,7 @@ std::vector<relay_case> every_relay_case()
   for (int roles = 0; roles < 8; ++roles) {
     cases.emplace_back(&relay_tokens<central_barrier_kind>, "Barrier", roles);
     cases.emplace_back(&relay_tokens<partitioned_barrier_kind>, "PartitionedBarrier", roles);
+    cases.emplace_back(&relay_tokens<flat_partitioned_barrier_kind>, "FlatPartitionedBarrier", roles);
   }
   return cases;
 }
@@ -170,18 +171,17 @@ __global__ void arrive_signal_wait_on_gpu(Barrier* barrier, split_phase_signals*
 
 template <class Kind>
 class ConformanceMixedSplitPhase : public ::testing::Test {};
-using mixed_barrier_kinds = ::testing::Types<central_barrier_kind, partitioned_barrier_kind>;
-TYPED_TEST_SUITE(ConformanceMixedSplitPhase, mixed_barrier_kinds, type_names);
+TYPED_TEST_SUITE(ConformanceMixedSplitPhase, barrier_kinds_tested, type_names);
 
 // [thread.barrier.class] arrive does not block: a CPU participant and a GPU participant
 // arrive, then do what the other waits for before it arrives, then wait, the CPU leading
-// in odd phases and the GPU in even ones, 300 phases (each crosses the link several
+// in odd phases and the GPU in even ones, phases 1 to 1000 (each crosses the link several
 // times): flags.hpp's arrive_signal_wait.
 TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitAcrossTheLinkInEveryPhase)
 {
   UNISYNC_REQUIRE_GPU();
   using barrier_type = typename TypeParam::template type<unisync::empty_completion>;
-  constexpr cuda::std::uint32_t phases = 300;
+  constexpr cuda::std::uint32_t phases = 1000;
   auto barrier = unisync::make_managed<barrier_type>(2);
   TypeParam::prepare(*barrier);
   auto signals = unisync::make_managed<split_phase_signals>();
