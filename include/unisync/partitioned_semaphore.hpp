@@ -59,7 +59,8 @@ namespace unisync {
  * acquiring, each permit owed to it is sent within 2T acquisitions of the other side (a
  * checker at a multiple of T that read the wants before they were visible is followed by
  * one T later), so its waiter with Q tickets ahead sees at most (Q + 2) T acquisitions of
- * the other side (checked by spin in test/models/partitioned_semaphore.pml). Corner: while
+ * the other side (checked by spin only for one thread a side, with turns of two, in
+ * test/models/partitioned_semaphore.pml; its liveness check is still open). Corner: while
  * a side busy with its own permits is hungry for more and the other side is idle with
  * permits in its pool, the heartbeat rule takes them (it does not wait for the busy side
  * to starve).
