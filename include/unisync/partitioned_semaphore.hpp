@@ -96,6 +96,9 @@ template <cuda::std::ptrdiff_t LeastMaxValue = semaphore_max, class Backoff = pr
 class basic_partitioned_semaphore {
   static_assert(LeastMaxValue >= 0 && LeastMaxValue <= semaphore_max,
                 "unisync::partitioned_semaphore supports LeastMaxValue in [0, unisync::semaphore_max]");
+  static_assert(Backoff::tuning::cpu_turn_acquisitions >= 2 && Backoff::tuning::gpu_turn_acquisitions >= 2,
+                "partitioned_semaphore's turns must be at least 2 acquisitions: with turns of 1, two hungry "
+                "sides can hand one permit back and forth forever without either entering (test/models)");
 
  public:
   /// The largest count: `LeastMaxValue`.
