@@ -65,8 +65,9 @@ int main(int argc, char** argv)
   benchmark::AddCustomContext("topology", topology.description);
   benchmark::AddCustomContext("window_ms", std::to_string(chosen.window_ms));
   benchmark::AddCustomContext("set", chosen.set == case_set::full_set ? "full" : "short");
-  benchmark::AddCustomContext("placement", "CPU-only cells: host memory; cells with GPU actors: managed memory, "
-                                           "no advice; machine limits: per case");
+  benchmark::AddCustomContext("placement", "CPU-only cells: host memory; cells with GPU actors: as make_managed "
+                                           "places the type (place:managed_advised: its own per-part advice; "
+                                           "place:managed: no advice); machine limits: per case");
   if (limits.has_gpu) {
     unisync::gpu_capabilities const gpu = unisync::device_capabilities();
     limits.multiprocessors = static_cast<unsigned>(gpu.multiprocessor_count);

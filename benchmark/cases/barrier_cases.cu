@@ -34,6 +34,7 @@ struct unisync_barrier_case {
   using object = Barrier;
   static constexpr bool on_host = true;
   static constexpr bool on_device = true;
+  static constexpr bool advised = advises_itself<Barrier>;
   static placed_ptr<object> create(mix_cell const& cell) { return place_for<object>(cell, participants(cell)); }
   static void arrive_and_wait_cpu(object& shared) { shared.arrive_and_wait(); }
   __device__ static void arrive_and_wait_gpu(object& shared)
@@ -70,7 +71,8 @@ struct libcudacxx_barrier_case {
 template <class Case>
 void declare_phases(case_declaration const& declaration, std::vector<mix_cell> const& cells)
 {
-  declare(declaration, cells, [](benchmark::State& state, mix_cell const& cell) { run_phases<Case>(state, cell); });
+  declare(declared_for<Case>(declaration), cells,
+          [](benchmark::State& state, mix_cell const& cell) { run_phases<Case>(state, cell); });
 }
 
 template <arrival Mode>

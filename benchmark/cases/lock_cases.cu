@@ -35,6 +35,7 @@ struct lock_case {
   };
   static constexpr bool on_host = true;
   static constexpr bool on_device = true;
+  static constexpr bool advised = advises_itself<Lock>;
   static placed_ptr<object> create(mix_cell const& cell) { return place_for<object>(cell); }
   __host__ __device__ static void acquire(object& shared) { shared.lock.lock(); }
   __host__ __device__ static void critical_section(object& shared) { ++shared.protected_counter; }
@@ -58,7 +59,8 @@ using long_cohort_mutex = unisync::basic_cohort_mutex<unisync::basic_proportiona
 template <class Case>
 void declare_operations(case_declaration const& declaration, std::vector<mix_cell> const& cells)
 {
-  declare(declaration, cells, [](benchmark::State& state, mix_cell const& cell) { run_operations<Case>(state, cell); });
+  declare(declared_for<Case>(declaration), cells,
+          [](benchmark::State& state, mix_cell const& cell) { run_operations<Case>(state, cell); });
 }
 
 }  // namespace

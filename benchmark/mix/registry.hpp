@@ -6,6 +6,7 @@
 #include "placement.hpp"
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace unisync::bench {
@@ -18,7 +19,13 @@ struct case_declaration {
   std::string impl;    // unisync.mutex, std.mutex, cuda.barrier, ...
   std::string fields;  // "scope:system" or "N:8/scope:system" ...
   sides runs_on = sides::both;
+  bool advised = false;  // make_managed applies the type's own per-part advice (place:managed_advised)
 };
+
+template <class Case, class = void>
+struct has_advised_flag : std::false_type {};
+template <class Case>
+struct has_advised_flag<Case, std::void_t<decltype(Case::advised)>> : std::true_type {};
 
 inline bool runs_in(case_declaration const& declaration, mix_cell const& cell)
 {
@@ -36,9 +43,18 @@ inline bool runs_in(case_declaration const& declaration, mix_cell const& cell)
 /// family/impl:<impl>/<fields>/place:<place>/cpu:<n>/gpu:<b>x<t>
 inline std::string case_name(case_declaration const& declaration, mix_cell const& cell)
 {
-  std::string const place = declaration.runs_on == sides::host_only ? "host" : placement_of(cell);
+  std::string const place = declaration.runs_on == sides::host_only ? "host" : placement_of(cell, declaration.advised);
   return declaration.family + "/impl:" + declaration.impl + "/" + declaration.fields + "/place:" + place + "/" +
          cell.name();
+}
+
+/// The declaration of Case: advised when Case says its object gets its own advice
+/// (`static constexpr bool advised`).
+template <class Case>
+case_declaration declared_for(case_declaration declaration)
+{
+  if constexpr (has_advised_flag<Case>::value) declaration.advised = Case::advised;
+  return declaration;
 }
 
 /// Registers `run(state, cell)` for every cell of `cells` the declaration runs in.

@@ -7,7 +7,8 @@ import unittest
 from pathlib import Path
 
 from contention_report.results import Cell, load_entries
-from contention_report.sections import anchors_section, best_section, failures_section
+from contention_report.groups import build_groups
+from contention_report.sections import anchors_section, best_section, failures_section, placement_section
 from synthetic_results import ERROR_MESSAGE, ERROR_NAME, full_input
 
 
@@ -30,6 +31,13 @@ class Sections(unittest.TestCase):
         self.assertIn("| dependent atomic | 60 ns | 120 ns | 2.0x | why it differs |", text)
         self.assertIn("| absent | 1 us | not in this run |", text)
         self.assertEqual(anchors_section(self.entries, Path("/nonexistent.json")), [])
+
+    def test_placement_of_each_series_is_listed(self):
+        group = next(g for g in build_groups(self.entries) if g.family == "lock")
+        text = "\n".join(placement_section(group))
+        self.assertIn("### Placement of each series", text)
+        self.assertIn("| `std.mutex` | host (ordinary host memory (CPU-only cells)) |", text)
+        self.assertRegex(text, r"\| `unisync.mutex \(scope:system\)` \| host \(.*\), managed \(make_managed, no advice\) \|")
 
     def test_failures_list_the_message(self):
         lines = failures_section(self.entries)

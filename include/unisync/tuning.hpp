@@ -72,6 +72,28 @@ struct tuning {
   /// The cohort mutex passes the lock within one side (CPU or GPU) at most this many
   /// times in a row while the other side waits, then hands it across.
   static constexpr cuda::std::uint32_t cohort_pass_bound = 64;
+  /// A partitioned semaphore's acquirer whose ticket is a multiple of this (CPU side) gives
+  /// its permit to a hungry GPU side and queues again: with N = 1, the CPU's turn. Twice
+  /// the GPU's, because a CPU acquire/release pair costs about a tenth of a GPU one (H100
+  /// machine, flat counting_semaphore alone, N = 1: 9.3e6 pairs/s on one CPU thread, 8.4e5
+  /// on one block): longer CPU turns raise the pairs per second of a mixed cell, and at 2:1
+  /// the GPU keeps a third of the acquisitions (the issue asks at least a quarter). Not
+  /// yet measured on the semaphore itself: the H100 run of benchmark/cases decides.
+  static constexpr cuda::std::uint32_t cpu_turn_acquisitions = 128;
+  /// The same for the GPU side: a turn of 64 GPU acquisitions (about 70 us at 1.1 us per
+  /// handoff) is many times the 4-6 us a permit takes across the link and back.
+  static constexpr cuda::std::uint32_t gpu_turn_acquisitions = 64;
+  /// A GPU release that leaves permits no GPU waiter takes reads the CPU's wants across
+  /// the link (about 1 us) at most this often; between two reads it leaves them in the
+  /// GPU's pool. One block alone would otherwise pay the read on every release (flat
+  /// semaphore, one block: 1.2 us per pair); a CPU waiter that asks just after a read gets
+  /// the permits from the next release, or by taking them (steal_after_ns).
+  static constexpr cuda::std::uint32_t link_check_interval_ns = 16 * 1000;
+  /// A hungry side takes free permits from the other side's pool once the other side's
+  /// heartbeat has not changed for this long: a busy side changes it every turn (tens of
+  /// us), and each take migrates the other side's page (about 1 ms on the H100 machine),
+  /// so it must be rare; far below the 10 ms longest wait the issue allows.
+  static constexpr cuda::std::uint32_t steal_after_ns = 1000 * 1000;
 };
 
 }  // namespace unisync

@@ -12,6 +12,7 @@
 #include <unisync/managed.hpp>
 #include <unisync/mutex.hpp>
 #include <unisync/partitioned_barrier.hpp>
+#include <unisync/partitioned_semaphore.hpp>
 #include <unisync/placement.hpp>
 #include <unisync/ticket_mutex.hpp>
 #include <unisync/topology.hpp>

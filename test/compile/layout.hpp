@@ -31,6 +31,8 @@ inline layout layout_of_primitives()
   describe<unisync::basic_barrier<cuda::thread_scope_device>>(out);
   describe<unisync::cohort_mutex>(out);
   describe<unisync::partitioned_barrier<>>(out);
+  describe<unisync::partitioned_semaphore<>>(out);
+  describe<unisync::partitioned_binary_semaphore>(out);
   return out;
 }
 

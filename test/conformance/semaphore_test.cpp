@@ -1,11 +1,12 @@
-// The semaphores against [thread.sema.cnt], on CPU threads, over counting_semaphore with
-// a small and the largest LeastMaxValue and binary_semaphore. Never more than N holders
+// The semaphores against [thread.sema.cnt], on CPU threads, over counting_semaphore and
+// partitioned_semaphore with a small and the largest LeastMaxValue and their binary forms. Never more than N holders
 // and FIFO admission are test/host/semaphore_test.cpp's; every wait here is bounded.
 
 #include "bounded.hpp"
 #include "test_access.hpp"
 
 #include <unisync/counting_semaphore.hpp>
+#include <unisync/partitioned_semaphore.hpp>
 
 #include <cuda/std/chrono>
 #include <gtest/gtest.h>
@@ -29,7 +30,9 @@ using unisync::test::eventually;
 template <class Semaphore>
 class ConformanceSemaphore : public ::testing::Test {};
 using semaphore_types =
-    ::testing::Types<unisync::counting_semaphore<8>, unisync::counting_semaphore<>, unisync::binary_semaphore>;
+    ::testing::Types<unisync::counting_semaphore<8>, unisync::counting_semaphore<>, unisync::binary_semaphore,
+                     unisync::partitioned_semaphore<8>, unisync::partitioned_semaphore<>,
+                     unisync::partitioned_binary_semaphore>;
 TYPED_TEST_SUITE(ConformanceSemaphore, semaphore_types);
 
 // [thread.sema.cnt] max(): at least least_max_value; the constructor: Preconditions:
@@ -124,6 +127,69 @@ TYPED_TEST(ConformanceSemaphore, TimedAcquiresTakeAFreePermitAndTimeOut)
   semaphore.release();
   EXPECT_TRUE(semaphore.try_acquire_until(std::chrono::steady_clock::now() + 1ms));
   EXPECT_EQ(test_access::count(semaphore), 0) << "a failed timed acquire leaves no ticket behind";
+}
+
+// The heterogeneous cases, for the partitioned semaphore, with host threads standing in
+// for GPU threads (test_access names the side of a call; test/conformance/
+// mixed_semaphore_test.cu has them on a real GPU).
+using side = test_access::side;
+
+template <class Semaphore>
+class ConformanceSemaphoreAcrossSides : public ::testing::Test {};
+using partitioned_types = ::testing::Types<unisync::partitioned_semaphore<8>, unisync::partitioned_binary_semaphore>;
+TYPED_TEST_SUITE(ConformanceSemaphoreAcrossSides, partitioned_types);
+
+// [thread.sema.cnt] release(update): "Then, unblocks any threads that are waiting for
+// counter to be greater than zero", whichever side they wait on; release never blocks.
+TYPED_TEST(ConformanceSemaphoreAcrossSides, ReleaseUnblocksAWaiterOnTheOtherSide)
+{
+  for (side const waiter : {side::cpu, side::gpu}) {
+    auto semaphore = std::make_shared<TypeParam>(0);
+    bounded_thread acquirer([semaphore, waiter] { test_access::acquire_as(*semaphore, waiter); });
+    ASSERT_TRUE(eventually([&] { return test_access::tickets_taken_on(*semaphore, waiter) == 1; }));
+    bounded_thread releaser([semaphore, waiter] {
+      test_access::release_as(*semaphore, waiter == side::cpu ? side::gpu : side::cpu);
+    });
+    EXPECT_TRUE(releaser.returned_within()) << "release blocked";
+    EXPECT_TRUE(acquirer.returned_within()) << "the waiter on the other side was not unblocked";
+  }
+}
+
+// [thread.sema.cnt] release: "Synchronization: Strongly happens before invocations of
+// try_acquire that observe the result of the effects": across the sides too.
+TYPED_TEST(ConformanceSemaphoreAcrossSides, ReleaseHappensBeforeTheAcquireItAdmitsAcrossSides)
+{
+  for (side const releaser : {side::cpu, side::gpu}) {
+    side const acquirer = releaser == side::cpu ? side::gpu : side::cpu;
+    auto semaphore = std::make_shared<TypeParam>(0);
+    auto data = std::make_shared<int>(0);
+    bounded_thread waiter([semaphore, data, acquirer] {
+      test_access::acquire_as(*semaphore, acquirer);
+      EXPECT_EQ(*data, 1);
+      *data = 2;
+      test_access::release_as(*semaphore, acquirer);
+    });
+    *data = 1;
+    test_access::release_as(*semaphore, releaser);
+    ASSERT_TRUE(waiter.returned_within());
+    ASSERT_TRUE(test_access::try_acquire_for_as(*semaphore, releaser, 20ull * 1000 * 1000 * 1000));
+    EXPECT_EQ(*data, 2) << "the acquire did not synchronize with the release on the other side";
+  }
+}
+
+// [thread.sema.cnt] try_acquire_for: "Blocks until it is able to decrement counter or
+// until the timeout": a permit that sits on the other side (whose threads have left)
+// is found within the timeout; with none anywhere it returns false.
+TYPED_TEST(ConformanceSemaphoreAcrossSides, TimedAcquireFindsAPermitOnTheOtherSide)
+{
+  for (side const holder : {side::cpu, side::gpu}) {
+    side const taker = holder == side::cpu ? side::gpu : side::cpu;
+    TypeParam semaphore(0);
+    test_access::release_as(semaphore, holder);
+    EXPECT_TRUE(test_access::try_acquire_for_as(semaphore, taker, 20ull * 1000 * 1000 * 1000));
+    EXPECT_FALSE(test_access::try_acquire_for_as(semaphore, holder, 5ull * 1000 * 1000));
+    EXPECT_EQ(test_access::count(semaphore), 0);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <unisync/cohort_mutex.hpp>
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/partitioned_barrier.hpp>
+#include <unisync/partitioned_semaphore.hpp>
 #include <unisync/ticket_mutex.hpp>
 
 #include <cuda/std/cstdint>
@@ -119,6 +120,72 @@ struct test_access {
   {
     return wrapping_distance(atomic_at<Scope>(semaphore.permits_granted_).load(memory_order_acquire),
                              atomic_at<Scope>(semaphore.tickets_taken_).load(memory_order_acquire));
+  }
+
+  /// The partitioned semaphore's calls as a thread of `which` side would make them (host
+  /// threads stand in for GPU threads), its flat mode, and what each side's pool holds.
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static auto side_of(basic_partitioned_semaphore<Max, Backoff> const&, side which)
+  {
+    using semaphore_type = basic_partitioned_semaphore<Max, Backoff>;
+    return which == side::gpu ? semaphore_type::side_kind::gpu : semaphore_type::side_kind::cpu;
+  }
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static void acquire_as(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
+  {
+    semaphore.acquire_as(side_of(semaphore, which));
+  }
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static void release_as(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which, cuda::std::ptrdiff_t update = 1)
+  {
+    semaphore.release_as(side_of(semaphore, which), static_cast<cuda::std::uint64_t>(update));
+  }
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static bool try_acquire_as(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
+  {
+    return semaphore.try_acquire_as(side_of(semaphore, which));
+  }
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static bool try_acquire_for_as(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which,
+                                 cuda::std::uint64_t timeout_ns)
+  {
+    return semaphore.try_acquire_within(side_of(semaphore, which), timeout_ns);
+  }
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static void make_flat(basic_partitioned_semaphore<Max, Backoff>& semaphore)
+  {
+    semaphore.flat_.flat = 1;
+  }
+  /// Tickets taken on the calling side's pool.
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  UNISYNC_HOST_DEVICE static cuda::std::uint64_t tickets_taken(basic_partitioned_semaphore<Max, Backoff>& semaphore)
+  {
+    if (semaphore.flat_.flat != 0) return tickets_taken(semaphore.flat_.semaphore);
+    return tickets_taken_on(semaphore, running_on_device() ? side::gpu : side::cpu);
+  }
+  /// Tickets taken on `which` side's pool.
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  UNISYNC_HOST_DEVICE static cuda::std::uint64_t tickets_taken_on(basic_partitioned_semaphore<Max, Backoff>& semaphore,
+                                                                  side which)
+  {
+    auto& part = which == side::gpu ? semaphore.gpu_ : semaphore.cpu_;
+    return atomic_at<cuda::thread_scope_system>(part.tickets_taken).load(memory_order_acquire);
+  }
+  /// The semaphore's count as seen from the host when no thread is inside an operation:
+  /// each pool's permits beyond its tickets, with what was sent to it and not yet
+  /// mirrored (negative: waiters), summed over both sides; in flat mode the flat count.
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static cuda::std::int64_t count(basic_partitioned_semaphore<Max, Backoff>& semaphore)
+  {
+    if (semaphore.flat_.flat != 0) return count(semaphore.flat_.semaphore);
+    return pool_count(semaphore, side::cpu) + pool_count(semaphore, side::gpu);
+  }
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static cuda::std::int64_t pool_count(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
+  {
+    auto& part = which == side::gpu ? semaphore.gpu_ : semaphore.cpu_;
+    cuda::std::uint64_t const sent = which == side::gpu ? semaphore.link_.sent_to_gpu : semaphore.link_.sent_to_cpu;
+    return wrapping_distance(part.permits_granted + sent, part.tickets_taken);
   }
 
   /// The parity of the barrier's open phase (bit 63 of its word): flips once per completed phase.

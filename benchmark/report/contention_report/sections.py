@@ -205,6 +205,22 @@ def missing_counter_notes(group):
     return notes
 
 
+PLACEMENTS = {"host": "ordinary host memory (CPU-only cells)",
+              "managed": "make_managed, no advice",
+              "managed_advised": "make_managed with the type's own per-part advice"}
+
+
+def placement_section(group):
+    """Which placement each series ran in (the names' `place` key), so that a reader knows
+    what a user of each type gets and what was compared."""
+    rows = []
+    for label, by_cell in group.series.items():
+        places = sorted({entry.params.get("place", MISSING) for entry in by_cell.values()})
+        rows.append([code(label), ", ".join(f"{place} ({PLACEMENTS[place]})" if place in PLACEMENTS else place
+                                            for place in places)])
+    return ["### Placement of each series", ""] + markdown_table(["series", "placement"], rows) + [""]
+
+
 def group_section(group, groups, limits, out_dir, sm_count):
     """Markdown and PNGs for one family / N / mode."""
     spec = group.spec
@@ -218,6 +234,7 @@ def group_section(group, groups, limits, out_dir, sm_count):
     notes = missing_counter_notes(group)
     if notes:
         lines += notes + [""]
+    lines += placement_section(group)
     plots = [("Latency heatmap", f"{group.slug}_heatmap.png", plot_heatmaps,
               f"{spec.latency_label} per cell and implementation"),
              ("Throughput vs GPU blocks", f"{group.slug}_throughput.png", plot_throughput,

@@ -1,0 +1,427 @@
+#pragma once
+// Definitions of basic_partitioned_semaphore; the contract is in unisync/partitioned_semaphore.hpp.
+
+#include <unisync/capabilities.hpp>
+#include <unisync/detail/managed_memory.hpp>
+#include <unisync/detail/wait.hpp>
+
+namespace unisync {
+
+namespace detail {
+/// A pool's counters and the link's words are reached from both sides (a steal crosses).
+inline constexpr cuda::thread_scope pool_scope = cuda::thread_scope_system;
+}  // namespace detail
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE typename basic_partitioned_semaphore<LeastMaxValue, Backoff>::side_kind
+basic_partitioned_semaphore<LeastMaxValue, Backoff>::running_side() noexcept
+{
+  return detail::running_on_device() ? side_kind::gpu : side_kind::cpu;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE typename basic_partitioned_semaphore<LeastMaxValue, Backoff>::side_kind
+basic_partitioned_semaphore<LeastMaxValue, Backoff>::other(side_kind side) noexcept
+{
+  return side == side_kind::gpu ? side_kind::cpu : side_kind::gpu;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValue, Backoff>::turn_length(
+    side_kind side) noexcept
+{
+  return side == side_kind::gpu ? Backoff::tuning::gpu_turn_acquisitions : Backoff::tuning::cpu_turn_acquisitions;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE typename basic_partitioned_semaphore<LeastMaxValue, Backoff>::side_part&
+basic_partitioned_semaphore<LeastMaxValue, Backoff>::part_of(side_kind side) noexcept
+{
+  return side == side_kind::gpu ? gpu_ : cpu_;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_partitioned_semaphore<LeastMaxValue, Backoff>::sent_to(
+    side_kind side) noexcept
+{
+  return side == side_kind::gpu ? link_.sent_to_gpu : link_.sent_to_cpu;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_partitioned_semaphore<LeastMaxValue, Backoff>::wants_of(
+    side_kind side) noexcept
+{
+  return side == side_kind::gpu ? link_.gpu_wants : link_.cpu_wants;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_partitioned_semaphore<LeastMaxValue, Backoff>::heartbeat_of(
+    side_kind side) noexcept
+{
+  return side == side_kind::gpu ? link_.gpu_heartbeat : link_.cpu_heartbeat;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::is_flat() const noexcept
+{
+  // Set once by make_managed before the object is shared; read-only after.
+  return flat_.flat != 0;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::acquire()
+{
+  acquire_as(running_side());
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::release(cuda::std::ptrdiff_t update)
+{
+  UNISYNC_ASSERT(update >= 0, "partitioned_semaphore::release(update) needs update >= 0");
+  release_as(running_side(), static_cast<cuda::std::uint64_t>(update));
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::try_acquire() noexcept
+{
+  return try_acquire_as(running_side());
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::acquire_as(side_kind side)
+{
+  if (is_flat()) {
+    flat_.semaphore.acquire();
+    return;
+  }
+  auto taken = detail::atomic_at<detail::pool_scope>(part_of(side).tickets_taken);
+  for (;;) {
+    // Relaxed, as in basic_counting_semaphore: taking a ticket publishes nothing.
+    cuda::std::uint64_t const ticket = taken.fetch_add(1, detail::memory_order_relaxed);
+    bool importing = false;
+    detail::wait_for_turn<Backoff>(
+        [&](cuda::std::memory_order order) { return forecast_for_ticket(side, ticket, order, importing); });
+    if (importing) leave_import_role(side);
+    // Every T-th ticket checks the other side's wants; one that gives its permit away
+    // queues again.
+    if (ticket % turn_length(side) != 0 || !give_turn_away(side, ticket)) return;
+  }
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValue, Backoff>::forecast_for(
+    cuda::std::int64_t tickets_to_go) const noexcept
+{
+  // Permits circulate side by side, as in basic_counting_semaphore's forecast.
+  cuda::std::uint64_t const in_parallel = flat_.initial_count > 1 ? flat_.initial_count : 1u;
+  cuda::std::uint64_t const handoffs = (static_cast<cuda::std::uint64_t>(tickets_to_go) + in_parallel - 1) / in_parallel;
+  return detail::forecast_ns(detail::saturated_count(handoffs), Backoff::tuning::ticket_handoff_ns);
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValue, Backoff>::forecast_for_ticket(
+    side_kind side, cuda::std::uint64_t ticket, cuda::std::memory_order order, bool& importing)
+{
+  side_part& mine = part_of(side);
+  // Two monotonic counters read one after the other: their sum is at most the permits the
+  // side has now, so admitting below it never admits a ticket without a permit.
+  cuda::std::uint64_t const granted = detail::atomic_at<detail::pool_scope>(mine.permits_granted).load(order);
+  cuda::std::uint64_t const seen = detail::own_side_word<cuda::std::uint64_t>(mine.permits_seen).load(order);
+  cuda::std::int64_t const to_go = detail::wrapping_distance(ticket + 1, granted + seen);
+  if (to_go <= 0) return 0;
+  if (!importing) importing = take_import_role(side);
+  if (!importing) return forecast_for(to_go);
+  // The side's import role: asks for the permits its waiters lack, mirrors what arrived,
+  // and takes an idle other side's free permits; polls again after about one crossing.
+  import_for(side, 0, true);
+  cuda::std::uint32_t const forecast = forecast_for(to_go);
+  return forecast < Backoff::tuning::link_handoff_ns ? forecast : Backoff::tuning::link_handoff_ns;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::take_import_role(side_kind side)
+{
+  detail::own_side_word<cuda::std::uint32_t> const role(part_of(side).import_role);
+  cuda::std::uint32_t expected = 0;
+  // Acquire: the previous holder's stores of the side's link words and mirror come first
+  // in their coherence orders.
+  return role.load(detail::memory_order_relaxed) == 0 &&
+         role.compare_exchange_strong(expected, 1, detail::memory_order_acquire, detail::memory_order_relaxed);
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::import_for(side_kind side,
+                                                                                        cuda::std::uint64_t extra,
+                                                                                        bool may_steal)
+{
+  using detail::atomic_at;
+  using detail::pool_scope;
+  side_part& mine = part_of(side);
+  // Acquire: synchronizes with the sender's release, so that what the permits' releasers
+  // wrote reaches this side's waiters through the mirror's release below.
+  cuda::std::uint64_t const sent = atomic_at<pool_scope>(sent_to(side)).load(detail::memory_order_acquire);
+  detail::own_side_word<cuda::std::uint64_t> const seen(mine.permits_seen);
+  if (detail::wrapping_distance(sent, seen.load(detail::memory_order_relaxed)) > 0) {
+    seen.store(sent, detail::memory_order_release);
+  }
+  // The side's tickets (and `extra` tries without one) that its permits do not cover.
+  cuda::std::uint64_t const taken = atomic_at<pool_scope>(mine.tickets_taken).load(detail::memory_order_relaxed);
+  cuda::std::uint64_t const granted = atomic_at<pool_scope>(mine.permits_granted).load(detail::memory_order_relaxed);
+  cuda::std::int64_t const uncovered = detail::wrapping_distance(taken + extra, granted + sent);
+  cuda::std::uint64_t const wants = sent + static_cast<cuda::std::uint64_t>(uncovered > 0 ? uncovered : 0);
+  detail::own_side_word<cuda::std::uint64_t> const stored(mine.wants_stored);
+  if (stored.load(detail::memory_order_relaxed) != wants) {
+    stored.store(wants, detail::memory_order_relaxed);
+    // Relaxed: a request, it publishes nothing; the sender's permits carry the ordering.
+    atomic_at<pool_scope>(wants_of(side)).store(wants, detail::memory_order_relaxed);
+  }
+  if (!may_steal || uncovered <= 0) return;
+  // Take the other side's free permits once its heartbeat has stood still long enough
+  // (or was never seen moving: 0 in heartbeat_since_ns).
+  cuda::std::uint64_t const beat = atomic_at<pool_scope>(heartbeat_of(other(side))).load(detail::memory_order_relaxed);
+  cuda::std::uint64_t const now = detail::monotonic_nanoseconds();
+  detail::own_side_word<cuda::std::uint64_t> const last_beat(mine.other_heartbeat);
+  detail::own_side_word<cuda::std::uint64_t> const since(mine.heartbeat_since_ns);
+  if (beat != last_beat.load(detail::memory_order_relaxed)) {
+    last_beat.store(beat, detail::memory_order_relaxed);
+    since.store(now, detail::memory_order_relaxed);
+    return;
+  }
+  cuda::std::uint64_t const still_since = since.load(detail::memory_order_relaxed);
+  if (still_since != 0 && now - still_since < Backoff::tuning::steal_after_ns) return;
+  steal_for(side);
+  since.store(now, detail::memory_order_relaxed);
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::leave_import_role(side_kind side)
+{
+  // Asks again for what the side's remaining waiters lack (without the leaver's ticket,
+  // now covered, or its try), then lets the next waiter take the role. Release: the next
+  // holder's stores to the same words come after this holder's.
+  import_for(side, 0, false);
+  detail::own_side_word<cuda::std::uint32_t>(part_of(side).import_role).store(0, detail::memory_order_release);
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::steal_for(side_kind side)
+{
+  using detail::atomic_at;
+  using detail::pool_scope;
+  // The one read-modify-write across the link: free permits of the other side's pool (its
+  // grants plus what was sent to it, beyond its tickets) taken with one compare-exchange
+  // on its tickets_taken, as its own try_acquire would take them. Acquire loads first: the
+  // permits' releasers and senders synchronize with this thread, and through the release
+  // below with this side's waiters.
+  side_part& theirs = part_of(other(side));
+  auto taken = atomic_at<pool_scope>(theirs.tickets_taken);
+  cuda::std::uint64_t const granted = atomic_at<pool_scope>(theirs.permits_granted).load(detail::memory_order_acquire);
+  cuda::std::uint64_t const sent = atomic_at<pool_scope>(sent_to(other(side))).load(detail::memory_order_acquire);
+  cuda::std::uint64_t next = taken.load(detail::memory_order_relaxed);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    cuda::std::int64_t const free = detail::wrapping_distance(granted + sent, next);
+    if (free <= 0) return;
+    cuda::std::uint64_t const count = static_cast<cuda::std::uint64_t>(free);
+    if (taken.compare_exchange_strong(next, next + count, detail::memory_order_acq_rel, detail::memory_order_relaxed)) {
+      atomic_at<pool_scope>(part_of(side).permits_granted).fetch_add(count, detail::memory_order_release);
+      return;
+    }
+  }
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::give_turn_away(
+    side_kind side, cuda::std::uint64_t ticket)
+{
+  using detail::atomic_at;
+  using detail::pool_scope;
+  side_part& mine = part_of(side);
+  // Odd values: a checking acquirer's; even: a link-reading release's (never equal).
+  atomic_at<pool_scope>(heartbeat_of(side)).store(2 * ticket + 1, detail::memory_order_relaxed);
+  detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
+  cuda::std::uint32_t expected = 0;
+  if (role.load(detail::memory_order_relaxed) != 0 ||
+      !role.compare_exchange_strong(expected, 1, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+    return false;  // another thread of the side is sending right now
+  }
+  detail::own_side_word<cuda::std::uint64_t> const sent(mine.permits_sent);
+  cuda::std::uint64_t const already = sent.load(detail::memory_order_relaxed);
+  bool const gives =
+      detail::wrapping_distance(atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed),
+                                already) > 0;
+  if (gives) {
+    sent.store(already + 1, detail::memory_order_relaxed);
+    // Release: this thread acquired the permit at its admission; the other side's import
+    // role acquires it here.
+    atomic_at<pool_scope>(sent_to(other(side))).store(already + 1, detail::memory_order_release);
+  }
+  role.store(0, detail::memory_order_release);
+  return gives;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::release_as(side_kind side,
+                                                                                         cuda::std::uint64_t update)
+{
+  using detail::atomic_at;
+  using detail::pool_scope;
+  if (is_flat()) {
+    flat_.semaphore.release(static_cast<cuda::std::ptrdiff_t>(update));
+    return;
+  }
+  side_part& mine = part_of(side);
+  auto granted = atomic_at<pool_scope>(mine.permits_granted);
+  auto taken = atomic_at<pool_scope>(mine.tickets_taken);
+  detail::own_side_word<cuda::std::uint64_t> const seen(mine.permits_seen);
+#if UNISYNC_ENABLE_ASSERTIONS
+  {
+    // The side's free permits are part of the count: concurrent acquires can only lower
+    // this estimate, so a count above max() here is a real violation.
+    cuda::std::uint64_t const before = granted.load(detail::memory_order_relaxed) + seen.load(detail::memory_order_relaxed);
+    cuda::std::int64_t const free = detail::wrapping_distance(before, taken.load(detail::memory_order_relaxed));
+    UNISYNC_ASSERT(static_cast<cuda::std::int64_t>(update) <= max() - (free > 0 ? free : 0),
+                   "partitioned_semaphore::release(update) would raise the count above max()");
+  }
+#endif  // UNISYNC_ENABLE_ASSERTIONS
+  cuda::std::uint64_t const after = granted.fetch_add(update, detail::memory_order_release) + update;
+  // Permits beyond the side's tickets: no waiter of the side takes them.
+  if (detail::wrapping_distance(after + seen.load(detail::memory_order_relaxed),
+                                taken.load(detail::memory_order_relaxed)) <= 0) {
+    return;
+  }
+  if (side == side_kind::gpu) {
+    // The link read costs about a microsecond from the GPU: at most one per interval.
+    detail::own_side_word<cuda::std::uint64_t> const checked(mine.link_checked_ns);
+    cuda::std::uint64_t const now = detail::monotonic_nanoseconds();
+    if (now - checked.load(detail::memory_order_relaxed) < Backoff::tuning::link_check_interval_ns) return;
+    checked.store(now, detail::memory_order_relaxed);
+  }
+  atomic_at<pool_scope>(heartbeat_of(side)).store(2 * after, detail::memory_order_relaxed);
+  cuda::std::uint64_t const wants = atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed);
+  if (detail::wrapping_distance(wants,
+                                detail::own_side_word<cuda::std::uint64_t>(mine.permits_sent)
+                                    .load(detail::memory_order_relaxed)) <= 0) {
+    return;
+  }
+  forward_leftovers(side);
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::forward_leftovers(
+    side_kind side)
+{
+  using detail::atomic_at;
+  using detail::pool_scope;
+  // A release left permits that no waiter of its side takes, and the other side wants
+  // some: take them from the pool as a try_acquire would (never waiting: the send role is
+  // tried once, the exchange a few times) and send them with one store.
+  side_part& mine = part_of(side);
+  detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
+  cuda::std::uint32_t expected = 0;
+  if (!role.compare_exchange_strong(expected, 1, detail::memory_order_acquire, detail::memory_order_relaxed)) return;
+  detail::own_side_word<cuda::std::uint64_t> const sent(mine.permits_sent);
+  cuda::std::uint64_t const already = sent.load(detail::memory_order_relaxed);
+  cuda::std::int64_t const owed = detail::wrapping_distance(
+      atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed), already);
+  auto taken = atomic_at<pool_scope>(mine.tickets_taken);
+  // Acquire: the forwarded permits' releasers synchronize with this thread.
+  cuda::std::uint64_t const granted = atomic_at<pool_scope>(mine.permits_granted).load(detail::memory_order_acquire);
+  cuda::std::uint64_t const seen =
+      detail::own_side_word<cuda::std::uint64_t>(mine.permits_seen).load(detail::memory_order_acquire);
+  cuda::std::uint64_t next = taken.load(detail::memory_order_relaxed);
+  for (int attempt = 0; attempt < 4 && owed > 0; ++attempt) {
+    cuda::std::int64_t const free = detail::wrapping_distance(granted + seen, next);
+    if (free <= 0) break;
+    cuda::std::uint64_t const count = static_cast<cuda::std::uint64_t>(free < owed ? free : owed);
+    if (taken.compare_exchange_strong(next, next + count, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
+      sent.store(already + count, detail::memory_order_relaxed);
+      atomic_at<pool_scope>(sent_to(other(side))).store(already + count, detail::memory_order_release);
+      break;
+    }
+  }
+  role.store(0, detail::memory_order_release);
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::try_take_free(side_kind side)
+{
+  side_part& mine = part_of(side);
+  // As basic_counting_semaphore::try_acquire, with the mirror's permits added: the acquire
+  // loads see the releases (or the import) that made the permit free, and the exchange
+  // takes exactly the next ticket or none.
+  cuda::std::uint64_t const granted =
+      detail::atomic_at<detail::pool_scope>(mine.permits_granted).load(detail::memory_order_acquire);
+  cuda::std::uint64_t const seen =
+      detail::own_side_word<cuda::std::uint64_t>(mine.permits_seen).load(detail::memory_order_acquire);
+  auto taken = detail::atomic_at<detail::pool_scope>(mine.tickets_taken);
+  cuda::std::uint64_t next = taken.load(detail::memory_order_relaxed);
+  if (detail::wrapping_distance(granted + seen, next) <= 0) return false;
+  return taken.compare_exchange_strong(next, next + 1, detail::memory_order_relaxed, detail::memory_order_relaxed);
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::try_acquire_as(side_kind side)
+{
+  if (is_flat()) return flat_.semaphore.try_acquire();
+  if (try_take_free(side)) return true;
+  if (!take_import_role(side)) return false;
+  // Looks once for permits sent to the side, and asks for one more: the wants stay
+  // published after this try (the role is left without asking again), so the other side
+  // sends one and a later try finds it.
+  import_for(side, 1, false);
+  bool const taken = try_take_free(side);
+  detail::own_side_word<cuda::std::uint32_t>(part_of(side).import_role).store(0, detail::memory_order_release);
+  return taken;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::try_acquire_within(
+    side_kind side, cuda::std::uint64_t timeout_ns)
+{
+  if (is_flat()) return flat_.semaphore.try_acquire_for(cuda::std::chrono::nanoseconds(timeout_ns));
+  bool importing = false;
+  bool const acquired = detail::wait_for_turn_within<Backoff>(timeout_ns, [&](cuda::std::memory_order) {
+    if (try_take_free(side)) return 0u;
+    if (!importing) importing = take_import_role(side);
+    if (!importing) return forecast_for(1);
+    // Counts itself in the wants (it holds no ticket); a timeout of zero never steals.
+    import_for(side, 1, timeout_ns != 0);
+    return try_take_free(side) ? 0u : Backoff::tuning::link_handoff_ns;
+  });
+  // Leaving asks again without this waiter: permits already sent for it stay in the
+  // side's pool, where the next acquirer (or the other side's steal) finds them.
+  if (importing) leave_import_role(side);
+  return acquired;
+}
+
+#if defined(__CUDACC__)
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+template <class Group, class>
+__device__ void basic_partitioned_semaphore<LeastMaxValue, Backoff>::acquire(Group const& group)
+{
+  detail::leader_takes_for_group(group, [this] { acquire(); });
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+template <class Group, class>
+__device__ void basic_partitioned_semaphore<LeastMaxValue, Backoff>::release(Group const& group,
+                                                                             cuda::std::ptrdiff_t update)
+{
+  detail::leader_gives_for_group(group, [this, update] { release(update); });
+}
+#endif  // defined(__CUDACC__)
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+void basic_partitioned_semaphore<LeastMaxValue, Backoff>::advise_placement(basic_partitioned_semaphore* semaphore,
+                                                                           int device)
+{
+  if (device_capabilities(device).host_native_atomic_supported) {
+    semaphore->flat_.flat = 1;
+    return;  // one coherent system-wide pair of counters: no side prefers any memory
+  }
+  detail::advise_managed(&semaphore->cpu_, sizeof(side_part), memory_advice::prefer_host, device);
+  detail::advise_managed(&semaphore->link_, sizeof(link_part), memory_advice::prefer_host, device);
+  detail::advise_managed(&semaphore->gpu_, sizeof(side_part), memory_advice::prefer_device, device);
+}
+
+}  // namespace unisync

@@ -1,0 +1,287 @@
+#pragma once
+
+#include <unisync/backoff.hpp>
+#include <unisync/counting_semaphore.hpp>
+#include <unisync/detail/atomic.hpp>
+#include <unisync/detail/chrono.hpp>
+#include <unisync/detail/config.hpp>
+#include <unisync/detail/groups.hpp>
+#include <unisync/detail/platform.hpp>
+#include <unisync/managed.hpp>
+
+#include <cuda/atomic>
+#include <cuda/std/chrono>
+#include <cuda/std/cstddef>
+#include <cuda/std/cstdint>
+
+#include <chrono>
+
+namespace unisync {
+
+/**
+ * @brief std::counting_semaphore for CPU and GPU threads that keeps its read-modify-writes
+ * on one side of the link: the platform-aware semaphore for GPUs without native host
+ * atomics (PCIe).
+ *
+ * Each side has a pool: a FIFO fetch-and-add semaphore (basic_counting_semaphore's
+ * tickets_taken / permits_granted) on a page of its own, advised for that side. A thread
+ * acquires and releases on its own side's pool: one fetch_add each, in its own memory.
+ * Permits cross the link by plain stores and loads on a host-resident link page:
+ * - a side that has waiters its pool does not cover ("hungry") publishes how many permits
+ *   it wants from the other side (`wants`, a target for the other side's sent counter);
+ *   one waiter at a time does that (the side's import role, a try-lock in its page), and
+ *   mirrors the other side's sent counter into its own page, where the side's waiters
+ *   read it: a ticket is admitted below permits_granted + permits_seen;
+ * - the other side sends by storing a monotonic `sent_to` counter (one sender at a time:
+ *   the side's send role): its acquirer whose ticket is a multiple of the side's turn
+ *   length (`tuning::cpu_turn_acquisitions`, `tuning::gpu_turn_acquisitions`, T) gives
+ *   its own, just admitted, permit to a hungry other side and queues again; and a
+ *   release that leaves permits no waiter of its side takes forwards them to a hungry
+ *   other side (on the GPU it looks at the link at most every
+ *   `tuning::link_check_interval_ns`, see below).
+ * The other side's permits thus arrive in batches of one per T acquisitions while both
+ * sides are busy (with N = 1: turns of T acquisitions), and at once when the releasing
+ * side has no waiter. In equilibrium each side sends as often as it acquires T times, so
+ * both sides acquire at about the same rate whatever their speeds.
+ *
+ * A side with no threads left cannot answer: a kernel that finished with permits in its
+ * side's pool, or a producer whose release found the other side not yet hungry. Its
+ * permits are taken by the hungry side's import role once the other side's heartbeat (a
+ * word each side's checking acquirers and link-reading releases store) has not changed
+ * for `tuning::steal_after_ns`, or has never changed: a compare-exchange on that side's
+ * tickets_taken, across the link. It is the one read-modify-write that crosses, and the
+ * reason the pools' words use system-scope atomics on both sides: managed memory keeps
+ * them atomic by migrating the page (about 1 ms), so it stays rare; a semaphore built
+ * and then used from the GPU alone takes the initial permits from the CPU's pool once.
+ *
+ * Progress: starvation-free while permits keep being released; FIFO within a side.
+ * Bounded bypass: once a hungry side's wants are visible and the other side keeps
+ * acquiring, each permit owed to it is sent within 2T acquisitions of the other side (a
+ * checker at a multiple of T that read the wants before they were visible is followed by
+ * one T later), so its waiter with Q tickets ahead sees at most (Q + 2) T acquisitions of
+ * the other side (checked by spin only for one thread a side, with turns of two, in
+ * test/models/partitioned_semaphore.pml; its liveness check is still open). Corner: while
+ * a side busy with its own permits is hungry for more and the other side is idle with
+ * permits in its pool, the heartbeat rule takes them (it does not wait for the busy side
+ * to starve).
+ *
+ * Memory ordering: everything a thread did before `release()` is visible to the thread
+ * whose acquisition that permit admitted, on either side. Releases are release
+ * fetch_adds at system scope on the releasing side's pool; waiters poll with acquire
+ * loads. A sender (or forwarder) has acquired the permits it sends (its admission's
+ * acquire load, or the acquire compare-exchange that takes them), and stores sent_to
+ * with a system-scope release; the receiving side's import role reads it with a
+ * system-scope acquire and stores the mirror with a release, which its waiters acquire.
+ * A steal acquires the victim's pool and the link before its compare-exchange and adds
+ * the permits to its own pool with a release. PTX releases and acquires are cumulative,
+ * so the chain orders the releaser's writes before the admitted thread's reads.
+ *
+ * Placement: construct it with `unisync::make_managed`, which advises each side's page
+ * for that side and the link page for the host; on a GPU whose link has native host
+ * atomics (`hostNativeAtomicSupported`, NVLink-C2C) it selects the flat mode instead: one
+ * basic_counting_semaphore at system scope on a page without advice, since there one
+ * system-scope atomic costs less than a handshake across the link. Without the advice
+ * it is still correct, only slower.
+ *
+ * When to choose it: the default semaphore for CPU and GPU threads together over PCIe.
+ * For threads of one side alone its local path is basic_counting_semaphore's (plus one
+ * load of the link per T acquisitions); for GPU threads alone a device-scope
+ * basic_counting_semaphore is faster still.
+ *
+ * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
+ *                       `semaphore_max`.
+ * @tparam Backoff       waiting policy; `proportional_backoff` (default).
+ */
+template <cuda::std::ptrdiff_t LeastMaxValue = semaphore_max, class Backoff = proportional_backoff>
+class basic_partitioned_semaphore {
+  static_assert(LeastMaxValue >= 0 && LeastMaxValue <= semaphore_max,
+                "unisync::partitioned_semaphore supports LeastMaxValue in [0, unisync::semaphore_max]");
+  static_assert(Backoff::tuning::cpu_turn_acquisitions >= 2 && Backoff::tuning::gpu_turn_acquisitions >= 2,
+                "partitioned_semaphore's turns must be at least 2 acquisitions: with turns of 1, two hungry "
+                "sides can hand one permit back and forth forever without either entering (test/models)");
+
+ public:
+  /// The largest count: `LeastMaxValue`.
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::ptrdiff_t max() noexcept { return LeastMaxValue; }
+
+  /// Preconditions: 0 <= desired <= max(), checked in every build. The initial permits
+  /// start in the CPU's pool.
+  UNISYNC_HOST_DEVICE constexpr explicit basic_partitioned_semaphore(cuda::std::ptrdiff_t desired)
+      : cpu_(static_cast<cuda::std::uint64_t>(desired)), flat_(desired >= 0 && desired <= max() ? desired : 0)
+  {
+    UNISYNC_EXPECTS(desired >= 0 && desired <= max(), "partitioned_semaphore(desired) needs 0 <= desired <= max()");
+  }
+  basic_partitioned_semaphore(basic_partitioned_semaphore const&) = delete;
+  basic_partitioned_semaphore& operator=(basic_partitioned_semaphore const&) = delete;
+
+  /// Adds `update` permits to the calling side's pool, waking up to `update` of its
+  /// waiters in ticket order; permits no waiter of the side takes go to a hungry other
+  /// side. Never waits. Preconditions (checked in debug builds): update >= 0 and the
+  /// count stays <= max() (checked against the side's own free permits, a lower bound).
+  /// Cost: one release fetch_add at system scope in the side's own memory and two loads
+  /// there; when permits are left over, a load of the link (on the GPU at most every
+  /// `tuning::link_check_interval_ns`) and, for a hungry other side, a compare-exchange
+  /// in the side's memory and a release store across the link.
+  UNISYNC_HOST_DEVICE void release(cuda::std::ptrdiff_t update = 1);
+
+  /// Takes a ticket in the calling side's pool and blocks until a permit is granted to it.
+  /// Cost: one fetch_add in the side's memory, then acquire polls there; every T-th
+  /// acquisition also loads the link and may give its permit to a hungry other side and
+  /// queue again; a hungry side's import role polls the link.
+  UNISYNC_HOST_DEVICE void acquire();
+
+  /// Takes a free permit of the calling side's pool; never blocks, never takes a ticket
+  /// it does not use. When none is free it reads the link once for permits sent to the
+  /// side and asks for one (so that repeated tries succeed once the other side answers);
+  /// it never takes the other side's pool. Cost: two loads and at most one
+  /// compare-exchange in the side's memory; when that fails, about as much on the link.
+  UNISYNC_HOST_DEVICE bool try_acquire() noexcept;
+
+  /// @{
+  /// Retries try_acquire() until it succeeds or `timeout` passes (try_acquire_until:
+  /// until `when`); never takes a ticket, and takes an idle other side's permits as
+  /// acquire() does. The clock is the calling side's monotonic clock; a timeout of zero
+  /// or less tries exactly once.
+  template <class Rep, class Period>
+  UNISYNC_HOST_DEVICE bool try_acquire_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_acquire_within(running_side(), detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  UNISYNC_HOST_DEVICE bool try_acquire_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_acquire_within(running_side(), detail::nanoseconds_until(when));
+  }
+  template <class Rep, class Period>
+  bool try_acquire_for(std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_acquire_within(running_side(), detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  bool try_acquire_until(std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_acquire_within(running_side(), detail::nanoseconds_until(when));
+  }
+  /// @}
+
+#if defined(__CUDACC__)
+  /// @{
+  /// Group overloads: every thread of `group` calls them together; the leader acquires
+  /// (or releases) one permit for the whole group and the group synchronizes.
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void acquire(Group const& group);
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void release(Group const& group, cuda::std::ptrdiff_t update = 1);
+  /// @}
+#endif  // defined(__CUDACC__)
+
+  /// make_managed's placement hook: the CPU's page and the link page to the host, the
+  /// GPU's page to the device; the flat mode on a link with native host atomics.
+  static void advise_placement(basic_partitioned_semaphore* semaphore, int device);
+
+ private:
+  friend struct detail::test_access;
+
+  /// The two sides of the link; a call runs on its thread's side (host tests stand in for
+  /// the GPU by naming it).
+  enum class side_kind : cuda::std::uint32_t { cpu = 0, gpu = 1 };
+
+  /// One side's pool and its role holders' state, on a page of its own.
+  struct alignas(4096) side_part {
+    UNISYNC_HOST_DEVICE constexpr explicit side_part(cuda::std::uint64_t initial = 0) : permits_granted(initial) {}
+    // The pool, as basic_counting_semaphore's two counters. System-scope atomics: the
+    // other side's import role may take free permits (a steal, see the class comment).
+    // Written by the side's acquires (fetch_add), tries, forwarding releases and the
+    // other side's steals (compare-exchange).
+    alignas(detail::cache_line_size) cuda::std::uint64_t tickets_taken = 0;
+    // The initial count plus every release on this side and every steal into it.
+    // Written by the side's releases and steals (fetch_add).
+    alignas(detail::cache_line_size) cuda::std::uint64_t permits_granted = 0;
+    // The other side's sent_to counter for this side as the import role last read it
+    // (never ahead of it). Written by the import role (store), read by the side's waiters.
+    alignas(detail::cache_line_size) cuda::std::uint64_t permits_seen = 0;
+    // The roles: 1 while held. Import: one waiter of the side that reads the link for the
+    // side; send: one thread that stores the side's sent_to counter. Written by whoever
+    // takes or leaves them (compare-exchange, store).
+    alignas(detail::cache_line_size) cuda::std::uint32_t import_role = 0;
+    alignas(detail::cache_line_size) cuda::std::uint32_t send_role = 0;
+    // Written only by the send role's holder: permits sent to the other side in all.
+    alignas(detail::cache_line_size) cuda::std::uint64_t permits_sent = 0;
+    // Written only by the import role's holder: the wants last stored to the link, the
+    // other side's heartbeat last read and when (this side's clock) it was first read so.
+    alignas(detail::cache_line_size) cuda::std::uint64_t wants_stored = 0;
+    cuda::std::uint64_t other_heartbeat = 0;
+    cuda::std::uint64_t heartbeat_since_ns = 0;
+    // When (this side's clock) a release of the side last read the link; GPU side only.
+    // Written by such releases (store; a hint).
+    alignas(detail::cache_line_size) cuda::std::uint64_t link_checked_ns = 0;
+  };
+
+  /// The words that cross the link, in host memory: the CPU reaches them locally, the GPU
+  /// across the link. Index: the side the word belongs to (side_kind).
+  struct alignas(4096) link_part {
+    // Permits sent to side i in all: stored by the other side's send role.
+    alignas(detail::cache_line_size) cuda::std::uint64_t sent_to_cpu = 0;
+    alignas(detail::cache_line_size) cuda::std::uint64_t sent_to_gpu = 0;
+    // The total of sent_to_<i> that side i's waiters want: stored by side i's import role.
+    alignas(detail::cache_line_size) cuda::std::uint64_t cpu_wants = 0;
+    alignas(detail::cache_line_size) cuda::std::uint64_t gpu_wants = 0;
+    // Changes while side i acquires or releases through the link: stored by its checking
+    // acquirers and link-reading releases (a hint; 0: never yet).
+    alignas(detail::cache_line_size) cuda::std::uint64_t cpu_heartbeat = 0;
+    alignas(detail::cache_line_size) cuda::std::uint64_t gpu_heartbeat = 0;
+  };
+
+  /// The flat mode's semaphore and the mode switch, on a page without advice.
+  struct alignas(4096) flat_part {
+    UNISYNC_HOST_DEVICE constexpr explicit flat_part(cuda::std::ptrdiff_t desired)
+        : semaphore(desired), initial_count(static_cast<cuda::std::uint32_t>(desired))
+    {
+    }
+    basic_counting_semaphore<cuda::thread_scope_system, LeastMaxValue, Backoff> semaphore;
+    // The count at construction: how many permits circulate side by side, for the waiters'
+    // forecast. Never written after construction.
+    cuda::std::uint32_t initial_count = 0;
+    // 1: every operation goes to `semaphore` (set by make_managed, before any use).
+    alignas(detail::cache_line_size) cuda::std::uint32_t flat = 0;
+  };
+
+  UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
+  UNISYNC_HOST_DEVICE static side_kind other(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE static cuda::std::uint32_t turn_length(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE side_part& part_of(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t& sent_to(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t& wants_of(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t& heartbeat_of(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE bool is_flat() const noexcept;
+
+  UNISYNC_HOST_DEVICE void acquire_as(side_kind side);
+  UNISYNC_HOST_DEVICE void release_as(side_kind side, cuda::std::uint64_t update);
+  UNISYNC_HOST_DEVICE bool try_acquire_as(side_kind side);
+  UNISYNC_HOST_DEVICE bool try_acquire_within(side_kind side, cuda::std::uint64_t timeout_ns);
+  UNISYNC_HOST_DEVICE bool try_take_free(side_kind side);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for(cuda::std::int64_t tickets_to_go) const noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for_ticket(side_kind side, cuda::std::uint64_t ticket,
+                                                              cuda::std::memory_order order, bool& importing);
+  UNISYNC_HOST_DEVICE bool take_import_role(side_kind side);
+  UNISYNC_HOST_DEVICE void import_for(side_kind side, cuda::std::uint64_t extra, bool may_steal);
+  UNISYNC_HOST_DEVICE void leave_import_role(side_kind side);
+  UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void steal_for(side_kind side);
+  UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool give_turn_away(side_kind side, cuda::std::uint64_t ticket);
+  UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void forward_leftovers(side_kind side);
+
+  side_part cpu_;
+  side_part gpu_;
+  link_part link_;
+  flat_part flat_;
+};
+
+/// The platform-aware system-scope semaphore shared by CPU and GPU threads.
+template <cuda::std::ptrdiff_t LeastMaxValue = semaphore_max>
+using partitioned_semaphore = basic_partitioned_semaphore<LeastMaxValue>;
+/// Its binary form.
+using partitioned_binary_semaphore = partitioned_semaphore<1>;
+
+}  // namespace unisync
+
+#include <unisync/detail/partitioned_semaphore.inl>

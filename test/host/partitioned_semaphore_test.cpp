@@ -1,0 +1,301 @@
+// The partitioned semaphore across its two sides, with host threads standing in for GPU
+// threads (test_access names the side a call is made from): never more than N holders,
+// no permit lost to timed acquires that give up, releases that wake the other side,
+// release(n) across sides, an idle side's permits taken, turns between busy sides, and
+// the flat mode. Every wait for another thread is bounded, so a lost permit fails a test
+// instead of hanging it.
+
+#include "actors.hpp"
+#include "bounded.hpp"
+#include "checks.hpp"
+#include "test_access.hpp"
+
+#include <unisync/partitioned_semaphore.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using access = unisync::detail::test_access;
+using side = access::side;
+using unisync::test::bounded_thread;
+using unisync::test::eventually;
+using unisync::test::occupancy_record;
+using unisync::test::run_cpu_actors;
+
+/// Turns of two acquisitions, a quick steal and a link read at every release: every path
+/// between the sides runs many times in a short test.
+struct short_turn_tuning : unisync::tuning {
+  static constexpr cuda::std::uint32_t cpu_turn_acquisitions = 2;
+  static constexpr cuda::std::uint32_t gpu_turn_acquisitions = 2;
+  static constexpr cuda::std::uint32_t link_check_interval_ns = 0;
+  static constexpr cuda::std::uint32_t steal_after_ns = 200 * 1000;
+};
+template <std::ptrdiff_t Max>
+using short_turn_semaphore =
+    unisync::basic_partitioned_semaphore<Max, unisync::basic_proportional_backoff<short_turn_tuning>>;
+
+constexpr std::uint64_t a_second_ns = 1000ull * 1000 * 1000;
+
+side other_than(side which) { return which == side::cpu ? side::gpu : side::cpu; }
+char const* name_of(side which) { return which == side::cpu ? "cpu" : "gpu"; }
+
+/// CPU threads [0, cpu) stand on the CPU side, the rest on the GPU side.
+struct split {
+  unsigned cpu;
+  unsigned gpu;
+};
+
+template <class Semaphore>
+class PartitionedSemaphoreSides : public ::testing::Test {};
+using semaphore_types = ::testing::Types<unisync::partitioned_semaphore<>, short_turn_semaphore<unisync::semaphore_max>>;
+TYPED_TEST_SUITE(PartitionedSemaphoreSides, semaphore_types);
+
+template <class Semaphore>
+occupancy_record hold_from_both_sides(Semaphore& semaphore, split threads, unsigned iterations)
+{
+  occupancy_record record;
+  run_cpu_actors(threads.cpu + threads.gpu, [&](unsigned actor) {
+    side const mine = actor < threads.cpu ? side::cpu : side::gpu;
+    for (unsigned i = 0; i < iterations; ++i) {
+      access::acquire_as(semaphore, mine);
+      record.enter();
+      std::this_thread::yield();  // stay inside long enough for others to pile in
+      record.leave();
+      access::release_as(semaphore, mine);
+    }
+  });
+  return record;
+}
+
+// Never more than N holders whichever side they stand on, for 1 x 1, 4 x 4 and 3 x 8
+// threads and N = 1, 2, 8; every permit is still there afterwards.
+TYPED_TEST(PartitionedSemaphoreSides, NeverMoreThanNHoldersAcrossSides)
+{
+  for (int const permits : {1, 2, 8}) {
+    for (split const threads : {split{1, 1}, split{4, 4}, split{3, 8}}) {
+      SCOPED_TRACE(::testing::Message() << "N = " << permits << ", " << threads.cpu << " x " << threads.gpu);
+      TypeParam semaphore(permits);
+      occupancy_record const record = hold_from_both_sides(semaphore, threads, 300);
+      EXPECT_LE(record.most_seen, permits);
+      EXPECT_EQ(record.entries, static_cast<int>((threads.cpu + threads.gpu) * 300));
+      EXPECT_EQ(access::count(semaphore), permits) << "every permit came back";
+    }
+  }
+}
+
+// [thread.sema.cnt] release: "unblocks any threads that are waiting": a waiter on one side
+// is woken by a release on the other, which returns without waiting for it; in both
+// directions, and when the permits start on the waiter's side's far end (none at all).
+TYPED_TEST(PartitionedSemaphoreSides, AReleaseOnOneSideWakesAWaiterOnTheOther)
+{
+  for (side const waiter : {side::cpu, side::gpu}) {
+    SCOPED_TRACE(::testing::Message() << "waiter on the " << name_of(waiter) << " side");
+    auto semaphore = std::make_shared<TypeParam>(0);
+    bounded_thread acquirer([semaphore, waiter] { access::acquire_as(*semaphore, waiter); });
+    ASSERT_TRUE(eventually([&] { return access::tickets_taken_on(*semaphore, waiter) == 1; }));
+    bounded_thread releaser([semaphore, waiter] { access::release_as(*semaphore, other_than(waiter)); });
+    EXPECT_TRUE(releaser.returned_within(5s)) << "release() waited";
+    EXPECT_TRUE(acquirer.returned_within()) << "the waiter was not woken";
+    EXPECT_EQ(access::count(*semaphore), 0);
+  }
+}
+
+// release(n) on one side with waiters on the other admits exactly n of them.
+TYPED_TEST(PartitionedSemaphoreSides, ReleaseNAcrossSidesAdmitsExactlyNWaiters)
+{
+  for (side const waiters_side : {side::cpu, side::gpu}) {
+    SCOPED_TRACE(::testing::Message() << "waiters on the " << name_of(waiters_side) << " side");
+    constexpr int waiters = 5;
+    auto semaphore = std::make_shared<TypeParam>(0);
+    auto admitted = std::make_shared<std::atomic<int>>(0);
+    std::vector<std::unique_ptr<bounded_thread>> threads;
+    for (int waiter = 0; waiter < waiters; ++waiter) {
+      threads.push_back(std::make_unique<bounded_thread>([semaphore, admitted, waiters_side] {
+        access::acquire_as(*semaphore, waiters_side);
+        admitted->fetch_add(1);
+      }));
+    }
+    ASSERT_TRUE(eventually([&] { return access::tickets_taken_on(*semaphore, waiters_side) == waiters; }));
+    access::release_as(*semaphore, other_than(waiters_side), 2);
+    EXPECT_TRUE(eventually([&] { return admitted->load() == 2; })) << admitted->load() << " admitted";
+    std::this_thread::sleep_for(20ms);
+    EXPECT_EQ(admitted->load(), 2) << "release(2) admits two waiters, no more";
+    access::release_as(*semaphore, other_than(waiters_side), waiters - 2);
+    for (auto& thread : threads) EXPECT_TRUE(thread->returned_within());
+    EXPECT_EQ(admitted->load(), waiters);
+    EXPECT_EQ(access::count(*semaphore), 0);
+  }
+}
+
+// Timed acquires on both sides that give up while the others hold and cycle every permit
+// lose none: afterwards all N permits can be taken from either side.
+TYPED_TEST(PartitionedSemaphoreSides, TimedAcquiresThatGiveUpLoseNoPermit)
+{
+  for (int const permits : {1, 2, 8}) {
+    for (side const collector : {side::cpu, side::gpu}) {
+      SCOPED_TRACE(::testing::Message() << "N = " << permits << ", collected on the " << name_of(collector));
+      TypeParam semaphore(permits);
+      occupancy_record record;
+      std::atomic<int> gave_up{0};
+      run_cpu_actors(8, [&](unsigned actor) {
+        side const mine = actor % 2 == 0 ? side::cpu : side::gpu;
+        for (int i = 0; i < 200; ++i) {
+          bool const timed = actor >= 4;
+          if (timed && !access::try_acquire_for_as(semaphore, mine, 20 * 1000)) {
+            gave_up.fetch_add(1);
+            continue;
+          }
+          if (!timed) access::acquire_as(semaphore, mine);
+          record.enter();
+          std::this_thread::yield();
+          record.leave();
+          access::release_as(semaphore, mine);
+        }
+      });
+      EXPECT_LE(record.most_seen, permits);
+      for (int permit = 0; permit < permits; ++permit) {
+        EXPECT_TRUE(access::try_acquire_for_as(semaphore, collector, 5 * a_second_ns)) << "permit " << permit << " lost";
+      }
+      EXPECT_FALSE(access::try_acquire_for_as(semaphore, collector, 0)) << "a permit was made up";
+      EXPECT_EQ(access::count(semaphore), 0);
+    }
+  }
+}
+
+// A side whose threads have all gone keeps no permit from the other side: permits left
+// in its pool (here by a GPU "kernel" that cycled them and ended) are taken across.
+TYPED_TEST(PartitionedSemaphoreSides, AnIdleSidesPermitsAreTakenAcross)
+{
+  for (side const idle : {side::gpu, side::cpu}) {
+    SCOPED_TRACE(::testing::Message() << "idle " << name_of(idle) << " side");
+    constexpr int permits = 4;
+    auto semaphore = std::make_shared<TypeParam>(permits);
+    // Moves every permit to the side that then goes idle.
+    for (int permit = 0; permit < permits; ++permit) {
+      ASSERT_TRUE(access::try_acquire_for_as(*semaphore, idle, 5 * a_second_ns));
+    }
+    access::release_as(*semaphore, idle, permits);
+    bounded_thread taker([semaphore, idle] {
+      for (int permit = 0; permit < permits; ++permit) access::acquire_as(*semaphore, other_than(idle));
+    });
+    EXPECT_TRUE(taker.returned_within()) << "permits stayed on the idle side";
+    EXPECT_EQ(access::count(*semaphore), 0);
+  }
+}
+
+// Both sides busy, N = 1: the permit takes turns instead of staying with one side. The
+// model checks the bypass bound itself; on this oversubscribed host a descheduled
+// importer lets the other side run on, so the test records the worst bypass and asserts
+// that the permit changed sides many times.
+TEST(PartitionedSemaphoreTurns, BothBusySidesTakeTurns)
+{
+  short_turn_semaphore<1> semaphore(1);
+  constexpr unsigned per_side = 3;
+  constexpr unsigned iterations = 400;
+  std::atomic<std::uint64_t> acquisitions[2] = {0, 0};
+  std::atomic<std::uint64_t> most_foreign[2] = {0, 0};
+  int last_side = -1;  // written inside the semaphore (N = 1)
+  unsigned switches = 0;
+  run_cpu_actors(2 * per_side, [&](unsigned actor) {
+    int const me = static_cast<int>(actor % 2);
+    side const mine = me == 0 ? side::cpu : side::gpu;
+    for (unsigned i = 0; i < iterations; ++i) {
+      std::uint64_t const before = acquisitions[1 - me].load();
+      access::acquire_as(semaphore, mine);
+      std::uint64_t const foreign = acquisitions[1 - me].load() - before;
+      std::uint64_t seen = most_foreign[me].load();
+      while (foreign > seen && !most_foreign[me].compare_exchange_weak(seen, foreign)) {
+      }
+      if (last_side != me) ++switches;
+      last_side = me;
+      acquisitions[me].fetch_add(1);
+      access::release_as(semaphore, mine);
+    }
+  });
+  EXPECT_EQ(acquisitions[0].load(), per_side * iterations);
+  EXPECT_EQ(acquisitions[1].load(), per_side * iterations);
+  // Turns of T = 2 acquisitions would switch 600 times; a side that kept the permit, once.
+  EXPECT_GE(switches, 50u);
+  ::testing::Test::RecordProperty("most_foreign_cpu", std::to_string(most_foreign[0].load()));
+  ::testing::Test::RecordProperty("most_foreign_gpu", std::to_string(most_foreign[1].load()));
+  EXPECT_EQ(access::count(semaphore), 1);
+}
+
+// try_acquire on a side without permits, repeated while the other side keeps cycling
+// them, gets one: a failed try asks for a permit, and the busy side sends it at its turn.
+TEST(PartitionedSemaphoreTry, RepeatedTriesGetAPermitFromABusyOtherSide)
+{
+  auto semaphore = std::make_shared<short_turn_semaphore<1>>(1);
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  bounded_thread busy([semaphore, stop] {
+    while (!stop->load()) {
+      access::acquire_as(*semaphore, side::cpu);
+      access::release_as(*semaphore, side::cpu);
+    }
+  });
+  EXPECT_TRUE(eventually([&] {
+    if (!access::try_acquire_as(*semaphore, side::gpu)) return false;
+    access::release_as(*semaphore, side::gpu);
+    return true;
+  }));
+  stop->store(true);
+  EXPECT_TRUE(busy.returned_within());
+}
+
+TEST(PartitionedSemaphoreTry, TryAcquireTakesOnlyFreePermitsAndNoTicket)
+{
+  unisync::partitioned_semaphore<> semaphore(2);
+  EXPECT_TRUE(access::try_acquire_as(semaphore, side::cpu));
+  EXPECT_TRUE(access::try_acquire_as(semaphore, side::cpu));
+  EXPECT_FALSE(access::try_acquire_as(semaphore, side::cpu));
+  EXPECT_FALSE(access::try_acquire_as(semaphore, side::gpu)) << "try_acquire never takes the other side's pool";
+  EXPECT_EQ(access::count(semaphore), 0) << "a failed try_acquire takes no ticket";
+  // The failed tries asked for a permit each: a release on the other side that no waiter
+  // of its own takes sends it over, and the next try there finds it.
+  access::release_as(semaphore, side::gpu);
+  EXPECT_TRUE(access::try_acquire_as(semaphore, side::cpu));
+  access::release_as(semaphore, side::cpu);
+  EXPECT_TRUE(access::try_acquire_as(semaphore, side::gpu));
+  EXPECT_EQ(access::count(semaphore), 0);
+}
+
+// The flat mode (native host atomics) is basic_counting_semaphore: the same properties.
+TEST(PartitionedSemaphoreFlat, FlatModeNeverMoreThanNHolders)
+{
+  unisync::partitioned_semaphore<> semaphore(2);
+  access::make_flat(semaphore);
+  occupancy_record const record = hold_from_both_sides(semaphore, split{3, 3}, 300);
+  EXPECT_LE(record.most_seen, 2);
+  EXPECT_EQ(access::count(semaphore), 2);
+  EXPECT_TRUE(access::try_acquire_for_as(semaphore, side::gpu, 0));
+  EXPECT_EQ(access::count(semaphore), 1);
+}
+
+TEST(PartitionedSemaphoreContract, MaxAndConstruction)
+{
+  static_assert(unisync::partitioned_semaphore<5>::max() == 5);
+  static_assert(unisync::partitioned_binary_semaphore::max() == 1);
+  static_assert(!std::is_copy_constructible_v<unisync::partitioned_binary_semaphore>);
+  static_assert(!std::is_convertible_v<std::ptrdiff_t, unisync::partitioned_binary_semaphore>);
+  static_assert(alignof(unisync::partitioned_semaphore<>) == 4096, "each part on a page of its own");
+  EXPECT_THROW(unisync::partitioned_semaphore<4>(-1), unisync::error);
+  EXPECT_THROW(unisync::partitioned_semaphore<4>(5), unisync::error);
+  try {
+    unisync::partitioned_binary_semaphore too_large(2);
+    FAIL() << "constructed a binary semaphore with count 2";
+  } catch (unisync::error const& refused) {
+    EXPECT_NE(std::string(refused.what()).find("partitioned_semaphore(desired)"), std::string::npos) << refused.what();
+  }
+}
+
+}  // namespace
