@@ -1,20 +1,20 @@
 // CPU threads hand work to a persistent kernel through a bounded ring guarded by two
-// unisync semaphores, and GPU blocks hand work back to CPU threads through another; the
-// status quo (a copy and a launch per batch) runs beside them. Every item must be taken
-// exactly once, with its payload intact.
+// unisync partitioned semaphores, and GPU blocks hand work back to CPU threads through
+// another; the status quo (a copy and a launch per batch) runs beside them. Every item
+// must be taken exactly once, with its payload intact.
 // Exit status: 0 when every run delivered every item once, 1 otherwise, 77 without a GPU.
 
 #include "work_queue_runs.cuh"
 
 #include <unisync/capabilities.hpp>
-#include <unisync/counting_semaphore.hpp>
+#include <unisync/partitioned_semaphore.hpp>
 
 #include <cstdio>
 
 namespace {
 
 constexpr std::uint32_t capacity = 1024;
-using queue_semaphore = unisync::counting_semaphore<capacity>;
+using queue_semaphore = unisync::partitioned_semaphore<capacity>;  // platform-aware: CPU and GPU share it
 using queue_ring = work_queue::ring<queue_semaphore, capacity>;
 
 bool delivered_once(char const* what, work_queue::run_result const& result, std::uint64_t expected_items)

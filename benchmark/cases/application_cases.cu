@@ -15,6 +15,7 @@
 #include <unisync/cohort_mutex.hpp>
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/mutex.hpp>
+#include <unisync/partitioned_semaphore.hpp>
 #include <unisync/ticket_mutex.hpp>
 
 #include <cuda/semaphore>
@@ -239,6 +240,7 @@ std::string queue_name(char const* direction, std::string const& impl, queue_par
 void declare_queue_cases(case_set set, grid_limits const& limits)
 {
   using unisync_semaphore = unisync::counting_semaphore<queue_capacity>;
+  using unisync_partitioned = unisync::partitioned_semaphore<queue_capacity>;
   using libcudacxx_semaphore = cuda::counting_semaphore<cuda::thread_scope_system, queue_capacity>;
   std::vector<queue_parameters> cells;
   for (unsigned const cpus : {1u, 4u, 15u}) {
@@ -252,6 +254,8 @@ void declare_queue_cases(case_set set, grid_limits const& limits)
   for (queue_parameters const cell : cells) {
     for (bool const to_gpu : {true, false}) {
       char const* const direction = to_gpu ? "cpu_to_gpu" : "gpu_to_cpu";
+      register_case(queue_name(direction, "unisync.partitioned_semaphore", cell),
+                    [cell, to_gpu](benchmark::State& state) { run_queue<unisync_partitioned>(state, cell, to_gpu); });
       register_case(queue_name(direction, "unisync.counting_semaphore", cell),
                     [cell, to_gpu](benchmark::State& state) { run_queue<unisync_semaphore>(state, cell, to_gpu); });
       register_case(queue_name(direction, "cuda.counting_semaphore", cell),
