@@ -72,6 +72,13 @@ struct tuning {
   /// The cohort mutex passes the lock within one side (CPU or GPU) at most this many
   /// times in a row while the other side waits, then hands it across.
   static constexpr cuda::std::uint32_t cohort_pass_bound = 64;
+  /// A device-scope shared_mutex spreads its readers over this many reader words, by
+  /// multiprocessor (a reader registers on the word of its SM modulo this count), and a
+  /// writer polls every one of them. Not yet measured: 16 puts about 8 of the H100's 132
+  /// SMs on a word, so each word sees an eighth of the read-modify-writes of one central
+  /// word, while a writer's poll reads 16 lines; the benchmark's shared_mutex family at
+  /// device scope (gpu:132x1, read fraction 99%) is the case to choose it by.
+  static constexpr cuda::std::uint32_t shared_mutex_reader_stripes = 16;
 };
 
 }  // namespace unisync

@@ -13,6 +13,8 @@
 #include <unisync/mutex.hpp>
 #include <unisync/partitioned_barrier.hpp>
 #include <unisync/placement.hpp>
+#include <unisync/shared_lock.hpp>
+#include <unisync/shared_mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
 #include <unisync/topology.hpp>
 #include <unisync/tuning.hpp>
