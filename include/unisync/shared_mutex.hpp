@@ -201,9 +201,10 @@ class basic_shared_mutex {
   static constexpr cuda::std::uint64_t count_mask = (cuda::std::uint64_t{1} << count_bits) - 1;
   static constexpr cuda::std::uint64_t present_bit = cuda::std::uint64_t{1} << 62;
   static constexpr cuda::std::uint64_t transition_bit = cuda::std::uint64_t{1} << 63;
-  // The GPU's report (host page): the closed gate it last reported drained (bits 63..32) |
-  // GPU readers present (bit 0).
-  static constexpr int report_gate_shift = 32;
+  // The GPU's report (host page): the closed gate it last reported drained (bits 63..1) |
+  // GPU readers present (bit 0). The gate counts in 64 bits, so a value never comes back:
+  // an old report cannot pass for a later writer's.
+  static constexpr int report_gate_shift = 1;
   static constexpr cuda::std::uint64_t report_present = 1;
   static constexpr cuda::std::uint32_t stripe_count =
       partitioned ? 1u : Backoff::tuning::shared_mutex_reader_stripes;
@@ -227,13 +228,13 @@ class basic_shared_mutex {
   struct alignas(4096) gpu_part {
     reader_line readers;
     // The last closed gate reported drained; written by the transition bit's holder only.
-    alignas(detail::cache_line_size) cuda::std::uint32_t reported_gate = 0;
+    alignas(detail::cache_line_size) cuda::std::uint64_t reported_gate = 0;
   };
   /// The words that cross the link, on a host page (system scope).
   struct alignas(4096) link_part {
     // Odd: closed by a writer; even: open. Each writer adds 1 to close and 1 to reopen, so a
     // value names the writer that closed it. Written by the writers' lock holder only.
-    alignas(detail::cache_line_size) cuda::std::uint32_t gate = 0;
+    alignas(detail::cache_line_size) cuda::std::uint64_t gate = 0;
     // The GPU's report (layout above). Written by the GPU thread holding the transition bit.
     alignas(detail::cache_line_size) cuda::std::uint64_t gpu_report = 0;
   };
@@ -241,7 +242,7 @@ class basic_shared_mutex {
   struct striped_state {
     reader_line stripes[partitioned ? 1 : Backoff::tuning::shared_mutex_reader_stripes];
     // As link_part::gate.
-    alignas(detail::cache_line_size) cuda::std::uint32_t gate = 0;
+    alignas(detail::cache_line_size) cuda::std::uint64_t gate = 0;
   };
   struct partitioned_state {
     cpu_part cpu;
@@ -254,22 +255,22 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t registered(cuda::std::uint64_t word) noexcept;
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t late(cuda::std::uint64_t word, cuda::std::uint32_t slot) noexcept;
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t late_unit(cuda::std::uint32_t slot) noexcept;
-  UNISYNC_HOST_DEVICE static constexpr bool closed(cuda::std::uint32_t gate) noexcept;
-  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t late_slot(cuda::std::uint32_t gate) noexcept;
-  UNISYNC_HOST_DEVICE static constexpr bool drained(cuda::std::uint64_t word, cuda::std::uint32_t gate) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr bool closed(cuda::std::uint64_t gate) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t late_slot(cuda::std::uint64_t gate) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr bool drained(cuda::std::uint64_t word, cuda::std::uint64_t gate) noexcept;
   UNISYNC_HOST_DEVICE static constexpr bool might_drain(cuda::std::uint64_t word) noexcept;
 
   // Where the calling thread registers, and the words it uses.
   UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& reader_word(side_kind side) noexcept;
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t& gate_word() noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t& gate_word() noexcept;
   UNISYNC_HOST_DEVICE static bool reports(side_kind side) noexcept;
 
   // Readers, as a thread of `side` (tests on the host stand in for the GPU by naming it).
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t register_reader(side_kind side);
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t register_reader(side_kind side);
   UNISYNC_HOST_DEVICE bool try_register_reader(side_kind side);
   UNISYNC_HOST_DEVICE void deregister(side_kind side, cuda::std::uint64_t units);
-  UNISYNC_HOST_DEVICE bool wait_out_writers(side_kind side, cuda::std::uint32_t gate, detail::deadline const* limit);
+  UNISYNC_HOST_DEVICE bool wait_out_writers(side_kind side, cuda::std::uint64_t gate, detail::deadline const* limit);
   UNISYNC_HOST_DEVICE void lock_shared_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_lock_shared_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_lock_shared_within_as(side_kind side, cuda::std::uint64_t timeout_ns);
@@ -282,9 +283,9 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE void settle_report();
 
   // Writers.
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t close_gate();
-  UNISYNC_HOST_DEVICE void reopen_gate(cuda::std::uint32_t closed_gate);
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_drain(cuda::std::uint32_t gate, cuda::std::memory_order order);
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t close_gate();
+  UNISYNC_HOST_DEVICE void reopen_gate(cuda::std::uint64_t closed_gate);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_drain(cuda::std::uint64_t gate, cuda::std::memory_order order);
   UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);
 
   writer_lock writers_;

@@ -39,24 +39,24 @@ UNISYNC_HOST_DEVICE constexpr cuda::std::uint64_t basic_shared_mutex<Scope, Back
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE constexpr bool basic_shared_mutex<Scope, Backoff>::closed(cuda::std::uint32_t gate) noexcept
+UNISYNC_HOST_DEVICE constexpr bool basic_shared_mutex<Scope, Backoff>::closed(cuda::std::uint64_t gate) noexcept
 {
   return (gate & 1u) != 0;
 }
 
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::late_slot(
-    cuda::std::uint32_t gate) noexcept
+    cuda::std::uint64_t gate) noexcept
 {
   // Closed gate 2k - 1 is writer k's: readers late for it count in slot k mod 2, so that
   // readers still late for writer k (not yet back from their wait) are not taken for late
   // by writer k + 1, which must wait for them.
-  return ((gate + 1) >> 1) & 1u;
+  return static_cast<cuda::std::uint32_t>((gate + 1) >> 1) & 1u;
 }
 
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE constexpr bool basic_shared_mutex<Scope, Backoff>::drained(cuda::std::uint64_t word,
-                                                                              cuda::std::uint32_t gate) noexcept
+                                                                              cuda::std::uint64_t gate) noexcept
 {
   // Every registered reader is late for the writer that closed `gate`: none is inside or
   // about to enter.
@@ -91,7 +91,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_shared_mutex<Scope, Backoff>::rea
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE cuda::std::uint32_t& basic_shared_mutex<Scope, Backoff>::gate_word() noexcept
+UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_shared_mutex<Scope, Backoff>::gate_word() noexcept
 {
   if constexpr (partitioned) {
     return state_.link.gate;
@@ -109,7 +109,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::reports(side_kind s
 // ---- readers
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::register_reader(side_kind side)
+UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::register_reader(side_kind side)
 {
   detail::shared_reader_ref<Scope> const word(reader_word(side));
   // Acquire: a GPU reader that finds the presence bit acquires its publication.
@@ -136,7 +136,7 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::deregister(side_kin
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(side_kind side, cuda::std::uint32_t gate,
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(side_kind side, cuda::std::uint64_t gate,
                                                                              detail::deadline const* limit)
 {
   detail::shared_reader_ref<Scope> const word(reader_word(side));
@@ -161,7 +161,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(si
     // Active again; as a registration, ordered before the gate load by the fence.
     word.fetch_sub(late_unit(slot), detail::memory_order_relaxed);
     cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
-    cuda::std::uint32_t const now = gate_ref.load(detail::memory_order_acquire);
+    cuda::std::uint64_t const now = gate_ref.load(detail::memory_order_acquire);
     // Open, or closed by a writer of the other parity, which saw this registration as
     // active (it was visible to every writer after the one that closed `gate`) and waits
     // for this reader: enter. Closed by a writer of the same parity: that one may have
@@ -180,7 +180,7 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock_shared()
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock_shared_as(side_kind side)
 {
-  cuda::std::uint32_t const gate = register_reader(side);
+  cuda::std::uint64_t const gate = register_reader(side);
   if (!closed(gate)) return;
   wait_out_writers(side, gate, nullptr);
 }
@@ -211,7 +211,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared_wit
 {
   if (timeout_ns == 0) return try_lock_shared_as(side);
   detail::deadline const limit = detail::deadline::after(timeout_ns);
-  cuda::std::uint32_t const gate = register_reader(side);
+  cuda::std::uint64_t const gate = register_reader(side);
   if (!closed(gate)) return true;
   return wait_out_writers(side, gate, &limit);
 }
@@ -284,10 +284,10 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::settle_report()
     auto const gate_ref = detail::atomic_at<cuda::thread_scope_system>(state_.link.gate);
     // Only the transition bit's holder reads or writes reported_gate and the report; its
     // acquire when taking the bit and release when leaving it order them.
-    cuda::std::uint32_t& reported = state_.gpu.reported_gate;
+    cuda::std::uint64_t& reported = state_.gpu.reported_gate;
     cuda::std::uint64_t value = word.load(memory_order_acquire);
     for (;;) {
-      cuda::std::uint64_t const reported_part = static_cast<cuda::std::uint64_t>(reported) << report_gate_shift;
+      cuda::std::uint64_t const reported_part = reported << report_gate_shift;
       if (registered(value) != 0 && (value & present_bit) == 0) {
         // Publish before the presence bit: a reader that finds the bit has the report
         // ordered before its fence.
@@ -305,15 +305,14 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::settle_report()
         continue;
       }
       if ((value & present_bit) != 0 && might_drain(value)) {
-        cuda::std::uint32_t const gate = gate_ref.load(memory_order_acquire);
-        if (closed(gate) && drained(value, gate) && static_cast<cuda::std::int32_t>(gate - reported) > 0) {
+        cuda::std::uint64_t const gate = gate_ref.load(memory_order_acquire);
+        if (closed(gate) && drained(value, gate) && gate > reported) {
           // The exchange (a no-op) checks that nothing changed since the word was read, and
           // orders the gate load before every later registration, which then finds the gate
           // closed: the drain holds until this writer reopens.
           if (!word.compare_exchange_strong(value, value, memory_order_acq_rel, memory_order_acquire)) continue;
           reported = gate;
-          report.store((static_cast<cuda::std::uint64_t>(gate) << report_gate_shift) | report_present,
-                       memory_order_release);
+          report.store((gate << report_gate_shift) | report_present, memory_order_release);
           continue;
         }
       }
@@ -327,11 +326,11 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::settle_report()
 // ---- writers
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::close_gate()
+UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::close_gate()
 {
   auto const gate_ref = detail::atomic_at<Scope>(gate_word());
   // Only the writers' lock holder writes the gate: the lock orders the previous value.
-  cuda::std::uint32_t const gate = gate_ref.load(detail::memory_order_relaxed) + 1;
+  cuda::std::uint64_t const gate = gate_ref.load(detail::memory_order_relaxed) + 1;
   // Released: a reader that passes this closed gate (a late reader of the previous writer)
   // enters after that writer's section.
   gate_ref.store(gate, detail::memory_order_release);
@@ -341,14 +340,14 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::clos
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::reopen_gate(cuda::std::uint32_t closed_gate)
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::reopen_gate(cuda::std::uint64_t closed_gate)
 {
   detail::atomic_at<Scope>(gate_word()).store(closed_gate + 1, detail::memory_order_release);
 }
 
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::forecast_to_drain(
-    cuda::std::uint32_t gate, cuda::std::memory_order order)
+    cuda::std::uint64_t gate, cuda::std::memory_order order)
 {
   cuda::std::uint32_t active = 0;
   auto count_active = [&](cuda::std::uint64_t word) { active += registered(word) - late(word, late_slot(gate)); };
@@ -361,7 +360,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::fore
       cuda::std::uint64_t const report =
           detail::atomic_at<cuda::thread_scope_system>(state_.link.gpu_report).load(order);
       bool const gpu_done =
-          (report & report_present) == 0 || static_cast<cuda::std::uint32_t>(report >> report_gate_shift) == gate;
+          (report & report_present) == 0 || (report >> report_gate_shift) == gate;
       if (!gpu_done) return Backoff::tuning::link_handoff_ns;
     }
   } else {
@@ -378,7 +377,7 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock()
 {
   writers_.lock();
-  cuda::std::uint32_t const gate = close_gate();
+  cuda::std::uint64_t const gate = close_gate();
   detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); });
 }
 
@@ -386,7 +385,7 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock()
 {
   if (!writers_.try_lock()) return false;
-  cuda::std::uint32_t const gate = close_gate();
+  cuda::std::uint64_t const gate = close_gate();
   if (forecast_to_drain(gate, detail::memory_order_acquire) == 0) return true;
   reopen_gate(gate);
   writers_.unlock();
@@ -405,7 +404,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_within(cud
     taken = writers_.try_lock_within(timeout_ns);
   }
   if (!taken) return false;
-  cuda::std::uint32_t const gate = close_gate();
+  cuda::std::uint64_t const gate = close_gate();
   if (detail::wait_for_turn_until<Backoff>(
           limit, [&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); })) {
     return true;
@@ -418,7 +417,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_within(cud
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::unlock()
 {
-  cuda::std::uint32_t const gate = detail::atomic_at<Scope>(gate_word()).load(detail::memory_order_relaxed);
+  cuda::std::uint64_t const gate = detail::atomic_at<Scope>(gate_word()).load(detail::memory_order_relaxed);
   UNISYNC_ASSERT(closed(gate), "unlock() of a shared_mutex that is not held exclusively");
   reopen_gate(gate);
   writers_.unlock();
