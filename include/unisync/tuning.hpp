@@ -94,6 +94,13 @@ struct tuning {
   /// us), and each take migrates the other side's page (about 1 ms on the H100 machine),
   /// so it must be rare; far below the 10 ms longest wait the issue allows.
   static constexpr cuda::std::uint32_t steal_after_ns = 1000 * 1000;
+  /// A device-scope shared_mutex spreads its readers over this many reader words, by
+  /// multiprocessor (a reader registers on the word of its SM modulo this count), and a
+  /// writer polls every one of them. Not yet measured: 16 puts about 8 of the H100's 132
+  /// SMs on a word, so each word sees an eighth of the read-modify-writes of one central
+  /// word, while a writer's poll reads 16 lines; the benchmark's shared_mutex family at
+  /// device scope (gpu:132x1, read fraction 99%) is the case to choose it by.
+  static constexpr cuda::std::uint32_t shared_mutex_reader_stripes = 16;
 };
 
 }  // namespace unisync

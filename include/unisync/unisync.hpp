@@ -14,6 +14,8 @@
 #include <unisync/partitioned_barrier.hpp>
 #include <unisync/partitioned_semaphore.hpp>
 #include <unisync/placement.hpp>
+#include <unisync/shared_lock.hpp>
+#include <unisync/shared_mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
 #include <unisync/topology.hpp>
 #include <unisync/tuning.hpp>

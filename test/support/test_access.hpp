@@ -7,6 +7,7 @@
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/partitioned_barrier.hpp>
 #include <unisync/partitioned_semaphore.hpp>
+#include <unisync/shared_mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
 
 #include <cuda/std/cstdint>
@@ -186,6 +187,70 @@ struct test_access {
     auto& part = which == side::gpu ? semaphore.gpu_ : semaphore.cpu_;
     cuda::std::uint64_t const sent = which == side::gpu ? semaphore.link_.sent_to_gpu : semaphore.link_.sent_to_cpu;
     return wrapping_distance(part.permits_granted + sent, part.tickets_taken);
+  /// A shared_mutex's side, for host threads that stand in for GPU threads (system scope).
+  template <cuda::thread_scope Scope, class Backoff>
+  static auto shared_side_of(side which)
+  {
+    using mutex_type = basic_shared_mutex<Scope, Backoff>;
+    return which == side::gpu ? mutex_type::side_kind::gpu : mutex_type::side_kind::cpu;
+  }
+  /// lock_shared(), try_lock_shared_for(), unlock_shared() as a thread of `which` side.
+  template <cuda::thread_scope Scope, class Backoff>
+  static void lock_shared_as(basic_shared_mutex<Scope, Backoff>& mutex, side which)
+  {
+    mutex.lock_shared_as(shared_side_of<Scope, Backoff>(which));
+  }
+  template <cuda::thread_scope Scope, class Backoff>
+  static bool try_lock_shared_for_as(basic_shared_mutex<Scope, Backoff>& mutex, side which,
+                                     cuda::std::uint64_t timeout_ns)
+  {
+    return mutex.try_lock_shared_within_as(shared_side_of<Scope, Backoff>(which), timeout_ns);
+  }
+  template <cuda::thread_scope Scope, class Backoff>
+  static void unlock_shared_as(basic_shared_mutex<Scope, Backoff>& mutex, side which)
+  {
+    mutex.unlock_shared_as(shared_side_of<Scope, Backoff>(which));
+  }
+  /// Every reader word of a shared_mutex, or-ed: zero when no reader is registered, none is
+  /// late and (system scope) the GPU side is not marked present.
+  template <cuda::thread_scope Scope, class Backoff>
+  static cuda::std::uint64_t reader_words(basic_shared_mutex<Scope, Backoff>& mutex)
+  {
+    if constexpr (basic_shared_mutex<Scope, Backoff>::partitioned) {
+      return atomic_at<cuda::thread_scope_system>(mutex.state_.cpu.readers.word).load(memory_order_acquire) |
+             atomic_at<cuda::thread_scope_system>(mutex.state_.gpu.readers.word).load(memory_order_acquire);
+    } else {
+      cuda::std::uint64_t all = 0;
+      for (auto& stripe : mutex.state_.stripes) all |= atomic_at<Scope>(stripe.word).load(memory_order_acquire);
+      return all;
+    }
+  }
+  /// Readers late for a writer, over every reader word.
+  template <cuda::thread_scope Scope, class Backoff>
+  static cuda::std::uint32_t late_readers(basic_shared_mutex<Scope, Backoff>& mutex)
+  {
+    using mutex_type = basic_shared_mutex<Scope, Backoff>;
+    cuda::std::uint32_t late = 0;
+    auto add = [&](cuda::std::uint64_t word) { late += mutex_type::late(word, 0) + mutex_type::late(word, 1); };
+    if constexpr (mutex_type::partitioned) {
+      add(atomic_at<cuda::thread_scope_system>(mutex.state_.cpu.readers.word).load(memory_order_acquire));
+      add(atomic_at<cuda::thread_scope_system>(mutex.state_.gpu.readers.word).load(memory_order_acquire));
+    } else {
+      for (auto& stripe : mutex.state_.stripes) add(atomic_at<Scope>(stripe.word).load(memory_order_acquire));
+    }
+    return late;
+  }
+  /// The GPU side's report across the link (system scope): whether it says GPU readers are present.
+  template <class Backoff>
+  static bool gpu_reported_present(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex)
+  {
+    return (atomic_at<cuda::thread_scope_system>(mutex.state_.link.gpu_report).load(memory_order_acquire) & 1u) != 0;
+  }
+  /// Writers that have taken a ticket of the writers' lock (on the calling side).
+  template <class Backoff>
+  static cuda::std::uint64_t writer_tickets(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex)
+  {
+    return tickets_taken(mutex.writers_);
   }
 
   /// The parity of the barrier's open phase (bit 63 of its word): flips once per completed phase.

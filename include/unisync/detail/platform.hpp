@@ -9,6 +9,7 @@
 #include <cuda/std/cstdint>
 #include <nv/target>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -33,6 +34,25 @@ UNISYNC_HOST_DEVICE inline cuda::std::uint64_t monotonic_nanoseconds() noexcept
 UNISYNC_HOST_DEVICE inline bool running_on_device() noexcept
 {
   NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return true;), (return false;))
+}
+
+/// A number of the calling host thread, handed out in the order threads first ask: spreads
+/// host threads over striped counters.
+inline cuda::std::uint32_t host_thread_number() noexcept
+{
+  static std::atomic<cuda::std::uint32_t> next{0};
+  thread_local cuda::std::uint32_t const mine = next.fetch_add(1, std::memory_order_relaxed);
+  return mine;
+}
+
+/// A small number that tells threads apart, for spreading them over striped counters: the
+/// multiprocessor on the device (a thread never leaves its SM), the host thread's number on
+/// the host. The same thread always gets the same number.
+UNISYNC_HOST_DEVICE inline cuda::std::uint32_t stripe_hint() noexcept
+{
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (cuda::std::uint32_t smid; asm volatile("mov.u32 %0, %%smid;" : "=r"(smid)); return smid;),
+                    (return host_thread_number();))
 }
 
 /// Atomic access to a word that only the calling thread's own side of the link touches

@@ -1,0 +1,486 @@
+#pragma once
+// Definitions of basic_shared_mutex; the contract is in unisync/shared_mutex.hpp, the
+// algorithm checked in test/models/shared_mutex.pml.
+
+#include <unisync/detail/managed_memory.hpp>
+#include <unisync/detail/wait.hpp>
+
+namespace unisync {
+
+namespace detail {
+/// The reader-word access of a shared mutex: at system scope each side's readers use their
+/// own side's narrowest scope (own_side_word), at any other scope the object's.
+template <cuda::thread_scope Scope>
+using shared_reader_ref = cuda::std::conditional_t<Scope == cuda::thread_scope_system, own_side_word<cuda::std::uint64_t>,
+                                                   cuda::atomic_ref<cuda::std::uint64_t, Scope>>;
+}  // namespace detail
+
+// ---- word fields and gate values
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::registered(
+    cuda::std::uint64_t word) noexcept
+{
+  return static_cast<cuda::std::uint32_t>(word & count_mask);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::late(
+    cuda::std::uint64_t word, cuda::std::uint32_t slot) noexcept
+{
+  return static_cast<cuda::std::uint32_t>((word >> (count_bits * (1 + slot))) & count_mask);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::late_unit(
+    cuda::std::uint32_t slot) noexcept
+{
+  return cuda::std::uint64_t{1} << (count_bits * (1 + slot));
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE constexpr bool basic_shared_mutex<Scope, Backoff>::closed(cuda::std::uint64_t gate) noexcept
+{
+  return (gate & 1u) != 0;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::late_slot(
+    cuda::std::uint64_t gate) noexcept
+{
+  // Closed gate 2k - 1 is writer k's: readers late for it count in slot k mod 2, so that
+  // readers still late for writer k (not yet back from their wait) are not taken for late
+  // by writer k + 1, which must wait for them.
+  return static_cast<cuda::std::uint32_t>((gate + 1) >> 1) & 1u;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE constexpr bool basic_shared_mutex<Scope, Backoff>::drained(cuda::std::uint64_t word,
+                                                                              cuda::std::uint64_t gate) noexcept
+{
+  // Every registered reader is late for the writer that closed `gate`: none is inside or
+  // about to enter.
+  return registered(word) == late(word, late_slot(gate));
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE constexpr bool basic_shared_mutex<Scope, Backoff>::might_drain(cuda::std::uint64_t word) noexcept
+{
+  // Readers are late, and only late ones are left: a writer may be waiting for this.
+  return (late(word, 0) != 0 && registered(word) == late(word, 0)) ||
+         (late(word, 1) != 0 && registered(word) == late(word, 1));
+}
+
+// ---- where a thread registers
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE typename basic_shared_mutex<Scope, Backoff>::side_kind
+basic_shared_mutex<Scope, Backoff>::running_side() noexcept
+{
+  return detail::running_on_device() ? side_kind::gpu : side_kind::cpu;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_shared_mutex<Scope, Backoff>::reader_word(side_kind side) noexcept
+{
+  if constexpr (partitioned) {
+    return side == side_kind::gpu ? state_.gpu.readers.word : state_.cpu.readers.word;
+  } else {
+    return state_.stripes[detail::stripe_hint() % stripe_count].word;
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_shared_mutex<Scope, Backoff>::gate_word() noexcept
+{
+  if constexpr (partitioned) {
+    return state_.link.gate;
+  } else {
+    return state_.gate;
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::reports(side_kind side) noexcept
+{
+  return partitioned && side == side_kind::gpu;
+}
+
+// ---- readers
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::register_reader(side_kind side)
+{
+  detail::shared_reader_ref<Scope> const word(reader_word(side));
+  // Acquire: a GPU reader that finds the presence bit acquires its publication.
+  cuda::std::uint64_t const before = word.fetch_add(1, detail::memory_order_acquire);
+  UNISYNC_ASSERT(registered(before) < count_mask, "shared_mutex: more than 2^20 - 1 readers registered on one word");
+  if (reports(side) && (before & present_bit) == 0) await_presence(before + 1);
+  // Dekker: this registration before the gate load; a writer's gate store before its loads
+  // of the reader words. Whichever fence comes first, the other side sees it.
+  cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
+  // Acquire: a reader that finds the gate open (or closed by the next writer, which it may
+  // pass) enters after the last writer's release.
+  return detail::atomic_at<Scope>(gate_word()).load(detail::memory_order_acquire);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::deregister(side_kind side, cuda::std::uint64_t units)
+{
+  // Release: the shared section before the writer that reads this word, or the report.
+  cuda::std::uint64_t const after =
+      detail::shared_reader_ref<Scope>(reader_word(side)).fetch_sub(units, detail::memory_order_release) - units;
+  if (reports(side) && ((registered(after) == 0 && (after & present_bit) != 0) || might_drain(after))) {
+    settle_or_leave();
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(side_kind side, cuda::std::uint64_t gate,
+                                                                             detail::deadline const* limit)
+{
+  detail::shared_reader_ref<Scope> const word(reader_word(side));
+  auto const gate_ref = detail::atomic_at<Scope>(gate_word());
+  cuda::std::uint32_t const wait_ns = partitioned ? Backoff::tuning::link_handoff_ns : Backoff::tuning::ticket_handoff_ns;
+  for (;;) {
+    // Late for the writer that closed `gate`: it does not wait for this reader, the next
+    // writer does. The registration stays.
+    cuda::std::uint32_t const slot = late_slot(gate);
+    cuda::std::uint64_t const after =
+        word.fetch_add(late_unit(slot), detail::memory_order_acq_rel) + late_unit(slot);
+    if (reports(side) && registered(after) == late(after, slot)) settle_or_leave();
+    auto const forecast = [&](cuda::std::memory_order order) {
+      return gate_ref.load(order) == gate ? wait_ns : 0u;
+    };
+    bool const reopened = limit == nullptr ? (detail::wait_for_turn<Backoff>(forecast), true)
+                                           : detail::wait_for_turn_until<Backoff>(*limit, forecast);
+    if (!reopened) {
+      deregister(side, 1 + late_unit(slot));  // gives up: no trace left
+      return false;
+    }
+    // Active again; as a registration, ordered before the gate load by the fence.
+    word.fetch_sub(late_unit(slot), detail::memory_order_relaxed);
+    cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
+    cuda::std::uint64_t const now = gate_ref.load(detail::memory_order_acquire);
+    // Open, or closed by a writer of the other parity, which saw this registration as
+    // active (it was visible to every writer after the one that closed `gate`) and waits
+    // for this reader: enter. Closed by a writer of the same parity: that one may have
+    // counted this reader as late, so it is late for it.
+    if (!closed(now) || late_slot(now) != slot) return true;
+    gate = now;
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock_shared()
+{
+  lock_shared_as(running_side());
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock_shared_as(side_kind side)
+{
+  cuda::std::uint64_t const gate = register_reader(side);
+  if (!closed(gate)) return;
+  wait_out_writers(side, gate, nullptr);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared()
+{
+  return try_lock_shared_as(running_side());
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared_as(side_kind side)
+{
+  if (!closed(register_reader(side))) return true;
+  deregister(side, 1);
+  return false;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared_within(cuda::std::uint64_t timeout_ns)
+{
+  return try_lock_shared_within_as(running_side(), timeout_ns);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared_within_as(side_kind side,
+                                                                                      cuda::std::uint64_t timeout_ns)
+{
+  if (timeout_ns == 0) return try_lock_shared_as(side);
+  detail::deadline const limit = detail::deadline::after(timeout_ns);
+  cuda::std::uint64_t const gate = register_reader(side);
+  if (!closed(gate)) return true;
+  return wait_out_writers(side, gate, &limit);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::unlock_shared()
+{
+  unlock_shared_as(running_side());
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::unlock_shared_as(side_kind side)
+{
+#if UNISYNC_ENABLE_ASSERTIONS
+  cuda::std::uint64_t const word = detail::shared_reader_ref<Scope>(reader_word(side)).load(detail::memory_order_relaxed);
+  UNISYNC_ASSERT(registered(word) > late(word, 0) + late(word, 1),
+                 "unlock_shared() of a shared_mutex that no reader of this side holds shared");
+#endif  // UNISYNC_ENABLE_ASSERTIONS
+  deregister(side, 1);
+}
+
+// ---- the GPU's report (system scope)
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::await_presence(cuda::std::uint64_t word_value)
+{
+  // Registered, but the report does not say GPU readers are present: a CPU writer would
+  // not wait for this reader. Publish it (or wait for the transition's holder to) before
+  // looking at the gate.
+  detail::shared_reader_ref<Scope> const word(reader_word(side_kind::gpu));
+  Backoff backoff;
+  while ((word_value & present_bit) == 0) {
+    if ((word_value & transition_bit) == 0) {
+      if (word.compare_exchange_strong(word_value, word_value | transition_bit, detail::memory_order_acquire,
+                                       detail::memory_order_acquire)) {
+        settle_report();  // publishes: this reader is registered
+        word_value = word.load(detail::memory_order_acquire);
+      }
+      continue;
+    }
+    backoff.pause(Backoff::tuning::link_handoff_ns);
+    word_value = word.load(detail::memory_order_acquire);
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::settle_or_leave()
+{
+  // Takes the transition bit and settles the report, unless another GPU thread holds the
+  // bit: then that holder sees this thread's change before it lets go (its release is a
+  // compare-and-swap that fails on any change to the word).
+  detail::shared_reader_ref<Scope> const word(reader_word(side_kind::gpu));
+  cuda::std::uint64_t value = word.load(detail::memory_order_relaxed);
+  do {
+    if ((value & transition_bit) != 0) return;
+  } while (!word.compare_exchange_strong(value, value | transition_bit, detail::memory_order_acquire,
+                                         detail::memory_order_relaxed));
+  settle_report();
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::settle_report()
+{
+  if constexpr (partitioned) {
+    using detail::memory_order_acq_rel;
+    using detail::memory_order_acquire;
+    using detail::memory_order_release;
+    detail::shared_reader_ref<Scope> const word(reader_word(side_kind::gpu));
+    auto const report = detail::atomic_at<cuda::thread_scope_system>(state_.link.gpu_report);
+    auto const gate_ref = detail::atomic_at<cuda::thread_scope_system>(state_.link.gate);
+    // Only the transition bit's holder reads or writes reported_gate and the report; its
+    // acquire when taking the bit and release when leaving it order them.
+    cuda::std::uint64_t& reported = state_.gpu.reported_gate;
+    cuda::std::uint64_t value = word.load(memory_order_acquire);
+    for (;;) {
+      cuda::std::uint64_t const reported_part = reported << report_gate_shift;
+      if (registered(value) != 0 && (value & present_bit) == 0) {
+        // Publish before the presence bit: a reader that finds the bit has the report
+        // ordered before its fence.
+        report.store(reported_part | report_present, memory_order_release);
+        value = word.fetch_add(present_bit, memory_order_acq_rel) + present_bit;
+        continue;
+      }
+      if (registered(value) == 0 && (value & present_bit) != 0) {
+        // Withdraw the bit first (the exchange checks nobody registered), then the report.
+        if (!word.compare_exchange_strong(value, value - present_bit, memory_order_acq_rel, memory_order_acquire)) {
+          continue;
+        }
+        value -= present_bit;
+        report.store(reported_part, memory_order_release);
+        continue;
+      }
+      if ((value & present_bit) != 0 && might_drain(value)) {
+        cuda::std::uint64_t const gate = gate_ref.load(memory_order_acquire);
+        if (closed(gate) && drained(value, gate) && gate > reported) {
+          // The exchange (a no-op) checks that nothing changed since the word was read, and
+          // orders the gate load before every later registration, which then finds the gate
+          // closed: the drain holds until this writer reopens.
+          if (!word.compare_exchange_strong(value, value, memory_order_acq_rel, memory_order_acquire)) continue;
+          reported = gate;
+          report.store((gate << report_gate_shift) | report_present, memory_order_release);
+          continue;
+        }
+      }
+      if (word.compare_exchange_strong(value, value - transition_bit, memory_order_release, memory_order_acquire)) {
+        return;
+      }
+    }
+  }
+}
+
+// ---- writers
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::close_gate()
+{
+  auto const gate_ref = detail::atomic_at<Scope>(gate_word());
+  // Only the writers' lock holder writes the gate: the lock orders the previous value.
+  cuda::std::uint64_t const gate = gate_ref.load(detail::memory_order_relaxed) + 1;
+  // Released: a reader that passes this closed gate (a late reader of the previous writer)
+  // enters after that writer's section.
+  gate_ref.store(gate, detail::memory_order_release);
+  // Dekker: the gate store before the loads of the reader words (see register_reader).
+  cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
+  return gate;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::reopen_gate(cuda::std::uint64_t closed_gate)
+{
+  detail::atomic_at<Scope>(gate_word()).store(closed_gate + 1, detail::memory_order_release);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::forecast_to_drain(
+    cuda::std::uint64_t gate, cuda::std::memory_order order)
+{
+  cuda::std::uint32_t active = 0;
+  auto count_active = [&](cuda::std::uint64_t word) { active += registered(word) - late(word, late_slot(gate)); };
+  if constexpr (partitioned) {
+    count_active(detail::atomic_at<cuda::thread_scope_system>(state_.cpu.readers.word).load(order));
+    if (detail::running_on_device()) {
+      count_active(detail::atomic_at<cuda::thread_scope_device>(state_.gpu.readers.word).load(order));
+    } else {
+      // The GPU's word is on a device page: read the report the GPU side keeps for this.
+      cuda::std::uint64_t const report =
+          detail::atomic_at<cuda::thread_scope_system>(state_.link.gpu_report).load(order);
+      bool const gpu_done =
+          (report & report_present) == 0 || (report >> report_gate_shift) == gate;
+      if (!gpu_done) return Backoff::tuning::link_handoff_ns;
+    }
+  } else {
+    for (cuda::std::uint32_t stripe = 0; stripe < stripe_count; ++stripe) {
+      count_active(detail::atomic_at<Scope>(state_.stripes[stripe].word).load(order));
+    }
+  }
+  // Each active reader finishes one section; their sections run in parallel, so forecast
+  // one handoff, whatever their number.
+  return active == 0 ? 0u : Backoff::tuning::ticket_handoff_ns;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock()
+{
+  writers_.lock();
+  cuda::std::uint64_t const gate = close_gate();
+  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock()
+{
+  if (!writers_.try_lock()) return false;
+  cuda::std::uint64_t const gate = close_gate();
+  if (forecast_to_drain(gate, detail::memory_order_acquire) == 0) return true;
+  reopen_gate(gate);
+  writers_.unlock();
+  return false;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_within(cuda::std::uint64_t timeout_ns)
+{
+  if (timeout_ns == 0) return try_lock();
+  detail::deadline const limit = detail::deadline::after(timeout_ns);
+  bool taken = false;
+  if constexpr (partitioned) {
+    taken = writers_.try_lock_for(cuda::std::chrono::nanoseconds(static_cast<cuda::std::int64_t>(timeout_ns)));
+  } else {
+    taken = writers_.try_lock_within(timeout_ns);
+  }
+  if (!taken) return false;
+  cuda::std::uint64_t const gate = close_gate();
+  if (detail::wait_for_turn_until<Backoff>(
+          limit, [&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); })) {
+    return true;
+  }
+  reopen_gate(gate);  // gives up: the readers that found it closed go on
+  writers_.unlock();
+  return false;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::unlock()
+{
+  cuda::std::uint64_t const gate = detail::atomic_at<Scope>(gate_word()).load(detail::memory_order_relaxed);
+  UNISYNC_ASSERT(closed(gate), "unlock() of a shared_mutex that is not held exclusively");
+  reopen_gate(gate);
+  writers_.unlock();
+}
+
+// ---- group overloads
+
+#if defined(__CUDACC__)
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group, class>
+__device__ void basic_shared_mutex<Scope, Backoff>::lock(Group const& group)
+{
+  detail::leader_takes_for_group(group, [this] { lock(); });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group, class>
+__device__ bool basic_shared_mutex<Scope, Backoff>::try_lock(Group const& group)
+{
+  return detail::leader_tries_for_group(group, [this] { return try_lock(); });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group, class>
+__device__ void basic_shared_mutex<Scope, Backoff>::unlock(Group const& group)
+{
+  detail::leader_gives_for_group(group, [this] { unlock(); });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group, class>
+__device__ void basic_shared_mutex<Scope, Backoff>::lock_shared(Group const& group)
+{
+  detail::leader_takes_for_group(group, [this] { lock_shared(); });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group, class>
+__device__ bool basic_shared_mutex<Scope, Backoff>::try_lock_shared(Group const& group)
+{
+  return detail::leader_tries_for_group(group, [this] { return try_lock_shared(); });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group, class>
+__device__ void basic_shared_mutex<Scope, Backoff>::unlock_shared(Group const& group)
+{
+  detail::leader_gives_for_group(group, [this] { unlock_shared(); });
+}
+#endif  // defined(__CUDACC__)
+
+template <cuda::thread_scope Scope, class Backoff>
+void basic_shared_mutex<Scope, Backoff>::advise_placement(basic_shared_mutex* object, int device)
+{
+  if constexpr (partitioned) {
+    writer_lock::advise_placement(&object->writers_, device);
+    detail::advise_managed(&object->state_.cpu, sizeof(cpu_part), memory_advice::prefer_host, device);
+    detail::advise_managed(&object->state_.link, sizeof(link_part), memory_advice::prefer_host, device);
+    detail::advise_managed(&object->state_.gpu, sizeof(gpu_part), memory_advice::prefer_device, device);
+  } else {
+    // GPU threads only: the whole object in device memory.
+    detail::advise_managed(object, sizeof(basic_shared_mutex), memory_advice::prefer_device, device);
+  }
+}
+
+}  // namespace unisync

@@ -1,0 +1,300 @@
+#pragma once
+
+#include <unisync/backoff.hpp>
+#include <unisync/cohort_mutex.hpp>
+#include <unisync/detail/atomic.hpp>
+#include <unisync/detail/chrono.hpp>
+#include <unisync/detail/config.hpp>
+#include <unisync/detail/groups.hpp>
+#include <unisync/detail/platform.hpp>
+#include <unisync/detail/ticket_lock.hpp>
+#include <unisync/managed.hpp>
+
+#include <cuda/atomic>
+#include <cuda/std/chrono>
+#include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
+
+#include <chrono>
+
+namespace unisync {
+
+/**
+ * @brief std::shared_timed_mutex for CPU and GPU threads: many readers or one writer, with
+ * starvation bounds both ways. The motivating use is a read-mostly table that GPU kernels
+ * read while host threads occasionally update it.
+ *
+ * Readers register on a reader word, fence (seq_cst), then load the gate; a writer, holding
+ * the writers' lock, closes the gate (a store), fences, then waits until every registered
+ * reader has left or is waiting for it (the Dekker shape: whichever fence comes first in the
+ * seq_cst order, the reader sees the closed gate or the writer sees the registration).
+ * Phase-fair: a reader that finds the gate closed by writer k declares itself late for k (a
+ * counter per writer parity, in the reader word) and keeps its registration, so writer k
+ * does not wait for it and writer k + 1 does.
+ *
+ * Scopes. `thread_scope_system` is side-partitioned, the platform-aware design for GPUs
+ * without native host atomics (PCIe): CPU readers add to a word on a host-resident page, GPU
+ * readers to a word on a device-resident page; readers never write the other side's memory.
+ * The gate sits on a host page (GPU readers load it across the link: one load per read
+ * entry). The writers' lock is a `basic_cohort_mutex`. A writer reads the CPU word itself
+ * (across the link from the GPU) and, from the GPU, the GPU word; a CPU writer cannot read
+ * the device page without a page fault (about 1 ms), so the GPU side mirrors what CPU writers
+ * need into a host-resident report, by stores only: "GPU readers present", published before
+ * any GPU reader looks at the gate and withdrawn when the last one leaves, and "drained for
+ * the writer that closed gate g", stored by the GPU reader whose exit (or late declaration)
+ * left only late readers. One GPU thread at a time writes the report (a transition bit in
+ * the GPU word); whoever finds the bit taken leaves the work to its holder, which looks
+ * again before it lets go. Any other scope (`thread_scope_device`, GPU threads only) keeps
+ * everything in one memory and spreads readers over `tuning::shared_mutex_reader_stripes`
+ * words by multiprocessor, so that readers on different SMs do not contend; a writer reads
+ * every stripe. Its writers' lock is a FIFO ticket lock at that scope.
+ *
+ * Progress (checked in test/models/shared_mutex.pml): writers among themselves as the
+ * writers' lock (cohort_mutex's bounded bypass at system scope, FIFO at device scope). Once
+ * a writer has closed the gate it waits only for readers registered before its fence, each
+ * for at most one critical section: a stream of readers cannot hold it back. A reader
+ * waits, from the fence after its registration, for at most one writer's critical section
+ * (the writer it found, or a writer that found its registration already visible): a stream
+ * of writers cannot hold it back either. Readers overlap freely.
+ *
+ * Memory ordering: everything a writer did before unlock() is visible to every later
+ * holder, shared or exclusive, after its lock returns; everything a reader did in its
+ * shared section is visible to the next writer. The gate's stores are releases and readers
+ * load it with acquire; readers' exits are releases on their word, and the writer loads the
+ * word (or, for the GPU side seen from the CPU, the report, which the reporting GPU thread
+ * stored with a system-scope release after acquiring the word) with acquire. Exclusion
+ * itself rests on the seq_cst fences ([atomics.order] p4.4 in C++20, fence.sc in PTX).
+ *
+ * Placement: construct it with `unisync::make_managed`, which advises the CPU word, the gate
+ * and the report for the host and the GPU word for the device (system scope), or the whole
+ * object for the device (other scopes); without advice it is still correct, only slower.
+ *
+ * Limits: at most 2^20 - 1 readers registered at once per side (per stripe at device
+ * scope). Not recursive: a thread must not lock a mutex it holds in either mode.
+ *
+ * @tparam Scope   every thread that uses the object must be inside this scope.
+ * @tparam Backoff waiting policy; `proportional_backoff` (default).
+ */
+template <cuda::thread_scope Scope, class Backoff = proportional_backoff>
+class basic_shared_mutex {
+ public:
+  /// Whether readers register per side of the link (system scope) or on stripes (others).
+  static constexpr bool partitioned = Scope == cuda::thread_scope_system;
+
+  constexpr basic_shared_mutex() noexcept = default;
+  basic_shared_mutex(basic_shared_mutex const&) = delete;
+  basic_shared_mutex& operator=(basic_shared_mutex const&) = delete;
+
+  /// Blocks until the calling thread holds the mutex exclusively. Preconditions: it holds
+  /// it in neither mode. Progress: as the writers' lock, then waits only for readers
+  /// already registered. Cost: the writers' lock, a store to the gate, a seq_cst fence, and
+  /// polls of each side's reader word (or the GPU's report from the CPU).
+  UNISYNC_HOST_DEVICE void lock();
+  /// Takes the mutex exclusively if no one holds it in either mode and no writer waits;
+  /// never waits for another holder. Readers that found the gate closed meanwhile go on
+  /// after it reopens, as after a writer.
+  UNISYNC_HOST_DEVICE bool try_lock();
+  /// Releases the exclusive hold. Preconditions: the calling thread holds it (debug
+  /// builds check that the gate is closed and the writers' lock held). Cost: one release
+  /// store to the gate and the writers' lock's unlock.
+  UNISYNC_HOST_DEVICE void unlock();
+
+  /// Blocks until the calling thread holds the mutex shared. Preconditions: it holds it in
+  /// neither mode. Progress: waits for at most one writer's critical section (see the
+  /// class). Cost without a writer: one read-modify-write on its side's word (its stripe
+  /// at device scope), a seq_cst fence at `Scope` and one load of the gate (on the GPU at
+  /// system scope, across the link).
+  UNISYNC_HOST_DEVICE void lock_shared();
+  /// Takes the mutex shared unless a writer holds it or waits; never waits for a holder
+  /// (on the GPU at system scope it may wait for another GPU thread to finish publishing
+  /// the GPU readers' presence: one store across the link).
+  UNISYNC_HOST_DEVICE bool try_lock_shared();
+  /// Releases a shared hold. Preconditions: the calling thread holds it shared (debug
+  /// builds check that its word has a registered reader that is not waiting). Cost: one
+  /// release read-modify-write; on the GPU at system scope, when it leaves the GPU side
+  /// empty or a waiting writer drained, also a report across the link.
+  UNISYNC_HOST_DEVICE void unlock_shared();
+
+  /// @{
+  /// The timed forms of std::shared_timed_mutex: as lock() / lock_shared(), but give up
+  /// after `timeout` (or at `when`) and return false, leaving no trace: a timed-out writer
+  /// reopens the gate and releases the writers' lock, a timed-out reader withdraws its
+  /// registration. The clock is the calling side's monotonic clock; a timeout of zero or
+  /// less tries once.
+  template <class Rep, class Period>
+  UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_lock_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  UNISYNC_HOST_DEVICE bool try_lock_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_lock_within(detail::nanoseconds_until(when));
+  }
+  template <class Rep, class Period>
+  bool try_lock_for(std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_lock_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  bool try_lock_until(std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_lock_within(detail::nanoseconds_until(when));
+  }
+  template <class Rep, class Period>
+  UNISYNC_HOST_DEVICE bool try_lock_shared_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_lock_shared_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  UNISYNC_HOST_DEVICE bool try_lock_shared_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_lock_shared_within(detail::nanoseconds_until(when));
+  }
+  template <class Rep, class Period>
+  bool try_lock_shared_for(std::chrono::duration<Rep, Period> const& timeout)
+  {
+    return try_lock_shared_within(detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  bool try_lock_shared_until(std::chrono::time_point<Clock, Duration> const& when)
+  {
+    return try_lock_shared_within(detail::nanoseconds_until(when));
+  }
+  /// @}
+
+#if defined(__CUDACC__)
+  /// @{
+  /// Group overloads: every thread of `group` (a cooperative-groups thread_block or
+  /// thread_block_tile) calls them together; its leader takes or releases the hold for the
+  /// whole group, which synchronizes, so the group holds the mutex as one (shared or
+  /// exclusive). The try forms give the same result in every thread of the group.
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void lock(Group const& group);
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ bool try_lock(Group const& group);
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void unlock(Group const& group);
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void lock_shared(Group const& group);
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ bool try_lock_shared(Group const& group);
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void unlock_shared(Group const& group);
+  /// @}
+#endif  // defined(__CUDACC__)
+
+  /// make_managed's placement hook (see Placement above).
+  static void advise_placement(basic_shared_mutex* object, int device);
+
+ private:
+  friend struct detail::test_access;
+
+  /// The reader words a thread registers on: the CPU's or the GPU's (system scope), or a stripe.
+  enum class side_kind : cuda::std::uint32_t { cpu, gpu };
+
+  // A reader word: registered readers (bits 0..19: inside, entering, or waiting for a
+  // writer) | readers late for a writer of odd parity (20..39) and of even parity (40..59),
+  // indexed by late_slot() | on the GPU's word at system scope: present (62: the report
+  // says GPU readers are present) and transition (63: one GPU thread is writing the report).
+  static constexpr int count_bits = 20;
+  static constexpr cuda::std::uint64_t count_mask = (cuda::std::uint64_t{1} << count_bits) - 1;
+  static constexpr cuda::std::uint64_t present_bit = cuda::std::uint64_t{1} << 62;
+  static constexpr cuda::std::uint64_t transition_bit = cuda::std::uint64_t{1} << 63;
+  // The GPU's report (host page): the closed gate it last reported drained (bits 63..1) |
+  // GPU readers present (bit 0). The gate counts in 64 bits, so a value never comes back:
+  // an old report cannot pass for a later writer's.
+  static constexpr int report_gate_shift = 1;
+  static constexpr cuda::std::uint64_t report_present = 1;
+  static constexpr cuda::std::uint32_t stripe_count =
+      partitioned ? 1u : Backoff::tuning::shared_mutex_reader_stripes;
+
+  /// The writers' lock: the cohort mutex across the link, a ticket lock within one scope.
+  using writer_lock =
+      cuda::std::conditional_t<partitioned, basic_cohort_mutex<Backoff>, detail::ticket_lock<Scope, Backoff>>;
+
+  /// One reader word on a 128-byte line of its own.
+  struct reader_line {
+    // Written by the readers that register on it (read-modify-writes at their side's or the
+    // object's scope); read by writers.
+    alignas(detail::cache_line_size) cuda::std::uint64_t word = 0;
+  };
+
+  /// The CPU's reader word, on a host page (system scope).
+  struct alignas(4096) cpu_part {
+    reader_line readers;
+  };
+  /// The GPU's reader word and the report's bookkeeping, on a device page (system scope).
+  struct alignas(4096) gpu_part {
+    reader_line readers;
+    // The last closed gate reported drained; written by the transition bit's holder only.
+    alignas(detail::cache_line_size) cuda::std::uint64_t reported_gate = 0;
+  };
+  /// The words that cross the link, on a host page (system scope).
+  struct alignas(4096) link_part {
+    // Odd: closed by a writer; even: open. Each writer adds 1 to close and 1 to reopen, so a
+    // value names the writer that closed it. Written by the writers' lock holder only.
+    alignas(detail::cache_line_size) cuda::std::uint64_t gate = 0;
+    // The GPU's report (layout above). Written by the GPU thread holding the transition bit.
+    alignas(detail::cache_line_size) cuda::std::uint64_t gpu_report = 0;
+  };
+  /// Every other scope: the stripes and the gate in one memory.
+  struct striped_state {
+    reader_line stripes[partitioned ? 1 : Backoff::tuning::shared_mutex_reader_stripes];
+    // As link_part::gate.
+    alignas(detail::cache_line_size) cuda::std::uint64_t gate = 0;
+  };
+  struct partitioned_state {
+    cpu_part cpu;
+    gpu_part gpu;
+    link_part link;
+  };
+  using state_type = cuda::std::conditional_t<partitioned, partitioned_state, striped_state>;
+
+  // Word fields and gate values.
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t registered(cuda::std::uint64_t word) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t late(cuda::std::uint64_t word, cuda::std::uint32_t slot) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t late_unit(cuda::std::uint32_t slot) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr bool closed(cuda::std::uint64_t gate) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t late_slot(cuda::std::uint64_t gate) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr bool drained(cuda::std::uint64_t word, cuda::std::uint64_t gate) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr bool might_drain(cuda::std::uint64_t word) noexcept;
+
+  // Where the calling thread registers, and the words it uses.
+  UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t& reader_word(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t& gate_word() noexcept;
+  UNISYNC_HOST_DEVICE static bool reports(side_kind side) noexcept;
+
+  // Readers, as a thread of `side` (tests on the host stand in for the GPU by naming it).
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t register_reader(side_kind side);
+  UNISYNC_HOST_DEVICE bool try_register_reader(side_kind side);
+  UNISYNC_HOST_DEVICE void deregister(side_kind side, cuda::std::uint64_t units);
+  UNISYNC_HOST_DEVICE bool wait_out_writers(side_kind side, cuda::std::uint64_t gate, detail::deadline const* limit);
+  UNISYNC_HOST_DEVICE void lock_shared_as(side_kind side);
+  UNISYNC_HOST_DEVICE bool try_lock_shared_as(side_kind side);
+  UNISYNC_HOST_DEVICE bool try_lock_shared_within_as(side_kind side, cuda::std::uint64_t timeout_ns);
+  UNISYNC_HOST_DEVICE void unlock_shared_as(side_kind side);
+  UNISYNC_HOST_DEVICE bool try_lock_shared_within(cuda::std::uint64_t timeout_ns);
+
+  // The GPU's report (system scope).
+  UNISYNC_HOST_DEVICE void await_presence(cuda::std::uint64_t word);
+  UNISYNC_HOST_DEVICE void settle_or_leave();
+  UNISYNC_HOST_DEVICE void settle_report();
+
+  // Writers.
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t close_gate();
+  UNISYNC_HOST_DEVICE void reopen_gate(cuda::std::uint64_t closed_gate);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_drain(cuda::std::uint64_t gate, cuda::std::memory_order order);
+  UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);
+
+  writer_lock writers_;
+  state_type state_;
+};
+
+/// The platform-aware system-scope shared mutex shared by CPU and GPU threads.
+using shared_mutex = basic_shared_mutex<cuda::thread_scope_system>;
+
+}  // namespace unisync
+
+#include <unisync/detail/shared_mutex.inl>

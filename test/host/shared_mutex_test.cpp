@@ -1,0 +1,315 @@
+// Shared-mutex properties on CPU threads: a writer's section never overlaps any other
+// section, readers overlap, writers are not starved by readers nor readers by writers,
+// timed forms give up and leave no trace. The system-scope mutex is also run with host
+// threads standing in for GPU readers, which drives the GPU side's report to CPU writers.
+
+#include "actors.hpp"
+#include "bounded.hpp"
+#include "shared_kinds.hpp"
+#include "test_access.hpp"
+
+#include <unisync/shared_lock.hpp>
+#include <unisync/unique_lock.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using unisync::test::run_cpu_actors;
+using access = unisync::detail::test_access;
+using side = access::side;
+
+#if defined(__SANITIZE_THREAD__)
+constexpr unsigned sections_per_thread = 1500;
+#else   // !defined(__SANITIZE_THREAD__)
+constexpr unsigned sections_per_thread = 20000;
+#endif  // defined(__SANITIZE_THREAD__)
+
+/// Each thread reads or writes by its own pseudo-random choice; on the system-scope mutex,
+/// readers with an odd actor number register as the GPU side when `gpu_stand_ins`.
+template <class Mutex>
+unisync::test::section_record run_mix(unsigned threads, unsigned read_percent, bool gpu_stand_ins)
+{
+  auto mutex = std::make_unique<Mutex>();
+  unisync::test::section_record record;
+  run_cpu_actors(threads, [&](unsigned actor) {
+    unisync::test::read_write_choice choice(actor);
+    side const as = gpu_stand_ins && actor % 2 == 1 ? side::gpu : side::cpu;
+    for (unsigned i = 0; i < sections_per_thread; ++i) {
+      if (choice.reads(read_percent)) {
+        if constexpr (Mutex::partitioned) {
+          access::lock_shared_as(*mutex, as);
+        } else {
+          mutex->lock_shared();
+        }
+        record.enter_shared();
+        record.leave_shared();
+        if constexpr (Mutex::partitioned) {
+          access::unlock_shared_as(*mutex, as);
+        } else {
+          mutex->unlock_shared();
+        }
+      } else {
+        mutex->lock();
+        record.exclusive_section();
+        mutex->unlock();
+      }
+    }
+  });
+  EXPECT_EQ(access::reader_words(*mutex), 0u) << "a reader's registration was left behind";
+  return record;
+}
+
+template <class Mutex>
+class HostSharedMutex : public ::testing::Test {};
+using shared_types = ::testing::Types<unisync::shared_mutex, unisync::test::device_shared_mutex>;
+TYPED_TEST_SUITE(HostSharedMutex, shared_types, unisync::test::shared_type_names);
+
+TYPED_TEST(HostSharedMutex, WriterSectionsNeverOverlapAnySection)
+{
+  for (unsigned threads : unisync::test::cpu_thread_counts()) {
+    for (unsigned read_percent : {50u, 90u, 99u}) {
+      auto const record = run_mix<TypeParam>(threads, read_percent, false);
+      EXPECT_EQ(record.overlaps, 0u) << threads << " threads, " << read_percent << "% reads";
+      EXPECT_EQ(record.reads + record.writes, std::uint64_t{threads} * sections_per_thread)
+          << "lost updates under the exclusive lock: writers overlapped";
+      std::printf("%u threads, %u%% reads: at most %d readers inside at once\n", threads, read_percent,
+                  record.most_readers);
+    }
+  }
+}
+
+TEST(HostSharedMutexAcrossSides, WriterSectionsNeverOverlapWithStandInGpuReaders)
+{
+  for (unsigned threads : {2u, 4u, 6u}) {
+    for (unsigned read_percent : {50u, 90u, 99u}) {
+      auto const record = run_mix<unisync::shared_mutex>(threads, read_percent, true);
+      EXPECT_EQ(record.overlaps, 0u) << threads << " threads, " << read_percent << "% reads";
+      EXPECT_EQ(record.reads + record.writes, std::uint64_t{threads} * sections_per_thread);
+    }
+  }
+}
+
+// Readers overlap: every reader enters while the others are still inside.
+template <class Mutex>
+void expect_readers_overlap(Mutex& mutex, unsigned readers, side as_odd)
+{
+  std::atomic<unsigned> inside{0};
+  std::atomic<unsigned> all_seen{0};
+  run_cpu_actors(readers, [&](unsigned actor) {
+    side const as = actor % 2 == 1 ? as_odd : side::cpu;
+    if constexpr (Mutex::partitioned) {
+      access::lock_shared_as(mutex, as);
+    } else {
+      mutex.lock_shared();
+    }
+    inside.fetch_add(1);
+    if (unisync::test::eventually([&] { return inside.load() == readers; }, 10s)) all_seen.fetch_add(1);
+    if constexpr (Mutex::partitioned) {
+      access::unlock_shared_as(mutex, as);
+    } else {
+      mutex.unlock_shared();
+    }
+  });
+  EXPECT_EQ(all_seen.load(), readers) << "readers did not hold the mutex together";
+  EXPECT_EQ(access::reader_words(mutex), 0u);
+}
+
+TYPED_TEST(HostSharedMutex, ReadersHoldItTogether)
+{
+  TypeParam mutex;
+  expect_readers_overlap(mutex, 4, side::cpu);
+  if constexpr (TypeParam::partitioned) expect_readers_overlap(mutex, 4, side::gpu);
+}
+
+TYPED_TEST(HostSharedMutex, TimedFormsGiveUpAndLeaveNoTrace)
+{
+  auto mutex = std::make_shared<TypeParam>();
+  mutex->lock();
+  std::thread([&] {
+    auto const start = std::chrono::steady_clock::now();
+    EXPECT_FALSE(mutex->try_lock_shared_for(20ms));
+    EXPECT_GE(std::chrono::steady_clock::now() - start, 20ms);
+    EXPECT_FALSE(mutex->try_lock_shared_until(std::chrono::steady_clock::now() + 5ms));
+    EXPECT_FALSE(mutex->try_lock_for(5ms));
+    EXPECT_FALSE(mutex->try_lock_shared());
+    EXPECT_FALSE(mutex->try_lock());
+  }).join();
+  EXPECT_EQ(access::reader_words(*mutex), 0u) << "a timed-out reader left its registration";
+  mutex->unlock();
+  mutex->lock_shared();
+  std::thread([&] {
+    EXPECT_FALSE(mutex->try_lock_for(10ms)) << "a writer took the mutex while a reader held it";
+    EXPECT_TRUE(mutex->try_lock_shared_for(10ms)) << "the timed-out writer left the gate closed";
+    mutex->unlock_shared();
+  }).join();
+  mutex->unlock_shared();
+  EXPECT_EQ(access::reader_words(*mutex), 0u);
+  // The mutex still works both ways.
+  unisync::test::bounded_thread later([mutex] {
+    mutex->lock();
+    mutex->unlock();
+    mutex->lock_shared();
+    mutex->unlock_shared();
+  });
+  EXPECT_TRUE(later.returned_within());
+}
+
+TEST(HostSharedMutexAcrossSides, TimedOutGpuReaderLeavesNoTrace)
+{
+  unisync::shared_mutex mutex;
+  mutex.lock();
+  std::thread([&] { EXPECT_FALSE(access::try_lock_shared_for_as(mutex, side::gpu, 10'000'000)); }).join();
+  EXPECT_FALSE(access::gpu_reported_present(mutex)) << "the GPU side still says readers are present";
+  EXPECT_EQ(access::reader_words(mutex), 0u);
+  mutex.unlock();
+  access::lock_shared_as(mutex, side::gpu);
+  EXPECT_TRUE(access::gpu_reported_present(mutex));
+  access::unlock_shared_as(mutex, side::gpu);
+  EXPECT_FALSE(access::gpu_reported_present(mutex));
+}
+
+// Readers are not starved by writers: a reader that finds writer 1 inside, with writer 2
+// queued on the writers' lock, enters before writer 2's section.
+TEST(HostSharedMutexAcrossSides, ReaderWaitsForOneWriterOnly)
+{
+  for (side as : {side::cpu, side::gpu}) {
+    unisync::shared_mutex mutex;
+    std::atomic<int> order{0};
+    std::atomic<int> reader_place{0};
+    std::atomic<int> writer_place{0};
+    mutex.lock();
+    std::thread reader([&] {
+      access::lock_shared_as(mutex, as);
+      reader_place = ++order;
+      std::this_thread::sleep_for(20ms);  // writer 2 would run now if it could
+      access::unlock_shared_as(mutex, as);
+    });
+    ASSERT_TRUE(unisync::test::eventually([&] { return access::late_readers(mutex) == 1; }));
+    auto const tickets = access::writer_tickets(mutex);
+    std::thread writer([&] {
+      mutex.lock();
+      writer_place = ++order;
+      mutex.unlock();
+    });
+    ASSERT_TRUE(unisync::test::eventually([&] { return access::writer_tickets(mutex) != tickets; }));
+    mutex.unlock();
+    reader.join();
+    writer.join();
+    EXPECT_EQ(reader_place.load(), 1) << "writer 2 went first: the reader waited for more than one writer";
+    EXPECT_EQ(writer_place.load(), 2);
+  }
+}
+
+// Writers are not starved by readers: with readers streaming in on every other thread, the
+// writers finish their sections.
+TYPED_TEST(HostSharedMutex, WritersFinishWhileReadersStream)
+{
+  auto mutex = std::make_shared<TypeParam>();
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  auto writes = std::make_shared<std::atomic<int>>(0);
+  std::vector<std::thread> readers;
+  for (int reader = 0; reader < 3; ++reader) {
+    readers.emplace_back([mutex, stop] {
+      while (!stop->load()) {
+        mutex->lock_shared();
+        std::this_thread::yield();
+        mutex->unlock_shared();
+      }
+    });
+  }
+  unisync::test::bounded_thread writer([mutex, writes] {
+    for (int i = 0; i < 200; ++i) {
+      mutex->lock();
+      ++*writes;
+      mutex->unlock();
+    }
+  });
+  EXPECT_TRUE(writer.returned_within()) << "the writer starved: " << writes->load() << " of 200 sections";
+  stop->store(true);
+  for (auto& reader : readers) reader.join();
+}
+
+TYPED_TEST(HostSharedMutex, WorksWithStdAndUnisyncLocks)
+{
+  TypeParam mutex;
+  unisync::test::section_record record;
+  run_cpu_actors(4, [&](unsigned actor) {
+    for (int i = 0; i < 500; ++i) {
+      switch ((actor + i) % 4) {
+        case 0: {
+          std::shared_lock<TypeParam> hold(mutex);
+          record.enter_shared();
+          record.leave_shared();
+          break;
+        }
+        case 1: {
+          unisync::shared_lock<TypeParam> hold(mutex);
+          record.enter_shared();
+          record.leave_shared();
+          hold.unlock();
+          EXPECT_FALSE(hold.owns_lock());
+          break;
+        }
+        case 2: {
+          std::lock_guard<TypeParam> hold(mutex);
+          record.exclusive_section();
+          break;
+        }
+        default: {
+          std::unique_lock<TypeParam> hold(mutex, 1s);
+          EXPECT_TRUE(hold.owns_lock());
+          record.exclusive_section();
+        }
+      }
+    }
+  });
+  EXPECT_EQ(record.overlaps, 0u);
+  EXPECT_EQ(record.reads + record.writes, 2000u);
+}
+
+#if !defined(__SANITIZE_THREAD__)
+// The checker itself: with a lock that excludes nothing, the record sees overlaps.
+struct not_a_shared_mutex {
+  static constexpr bool partitioned = false;
+  void lock() {}
+  void unlock() {}
+  void lock_shared() {}
+  void unlock_shared() {}
+};
+
+TEST(HostSharedMutexChecker, DetectsOverlapsWithoutALock)
+{
+  bool seen = false;
+  for (int round = 0; round < 50 && !seen; ++round) {
+    unisync::test::section_record record;
+    not_a_shared_mutex none;
+    run_cpu_actors(4, [&](unsigned actor) {
+      unisync::test::read_write_choice choice(actor);
+      for (int i = 0; i < 20000; ++i) {
+        if (choice.reads(50)) {
+          none.lock_shared();
+          record.enter_shared();
+          record.leave_shared();
+        } else {
+          record.exclusive_section();
+        }
+      }
+    });
+    seen = record.overlaps != 0;
+  }
+  EXPECT_TRUE(seen);
+}
+#endif  // !defined(__SANITIZE_THREAD__)
+
+}  // namespace

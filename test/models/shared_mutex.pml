@@ -1,0 +1,382 @@
+/*
+ * shared_mutex.pml - unisync::basic_shared_mutex at system scope: per-side reader words
+ * (registered | late for odd writers | late for even writers), a gate closed and reopened
+ * by writers under a writers' lock, phase-fair late counting, and the GPU side's report
+ * to CPU writers (present, drained for gate g), written under the GPU word's transition bit.
+ *
+ * Mirrors include/unisync/detail/shared_mutex.inl (contract: include/unisync/shared_mutex.hpp):
+ *   register_reader     word.fetch_add(1); GPU: if !present, await_presence (take the
+ *                       transition bit and settle, or wait for present); fence; g = gate
+ *   wait_out_writers    late[slot(g)]++ (GPU: settle_or_leave if only late ones are left);
+ *                       wait until gate != g; late[slot]--; fence; now = gate;
+ *                       enter if open or slot(now) != slot, else g = now and again
+ *   deregister          word.fetch_sub(1); GPU: settle_or_leave if the side emptied with
+ *                       present set, or only late readers are left (might_drain)
+ *   settle_report       the loop of settle_report(): publish, withdraw, report drained(g)
+ *                       after a gate load validated by a no-op exchange, release the bit
+ *                       with an exchange that fails on any change
+ *   lock (writer)       writers' lock; gate = gate + 1; fence; wait until every side is
+ *                       drained: CPU word read directly; GPU word read directly by a GPU
+ *                       writer, through the report (not present, or drained for g) by a
+ *                       CPU writer
+ *   unlock (writer)     gate = gate + 1; writers' lock released
+ * The writers' lock is an abstract mutex (its own model is cohort_mutex.pml). The gate
+ * counts modulo GM = 4 (slot((g + 1) / 2 mod 2) stays consistent across the wrap), reported
+ * gates too; a reported gate is never ahead of the gate, so "newer" is "different". A compare-and-swap compares the
+ * word's fields, as the code compares its value.
+ *
+ * Actors: NC CPU readers, NG GPU readers (default 1 and 1), one CPU writer and one GPU
+ * writer (-DNO_GPU_WRITER: the CPU writer alone), each looping forever.
+ *
+ * Memory model: sequential consistency by default (the fences are no-ops). -DWEAK_MEMORY
+ * gives each writer a store buffer for its gate stores (made visible by a flusher in any
+ * order with the other side's loads; its own loads read it first) and lets a reader's gate
+ * load after a registration (or an un-late) be performed before the read-modify-write is
+ * visible to writers (modeled as the load taken first); the seq_cst fences forbid both.
+ *
+ * Checks (--safety): no writer beside any other holder; with SC the bounds:
+ *   writer  once a writer has closed the gate, each reader enters at most once before the
+ *           writer does (it waits only for readers already registered)
+ *   reader  from its fence, a reader sees at most one writer's section start before it
+ *           enters
+ * --ltl rlive0 / wlive0: a registered reader 0 (CPU) / the CPU writer eventually enters.
+ * Seeded bugs (each must be caught):
+ *   -DBUG_ONE_LATE_COUNTER   one late counter for every writer (-DNC=2 -DNG=0): the next
+ *                            writer takes a reader still late for the previous one as
+ *                            late, the reader then finds that writer's closed gate in the
+ *                            same slot and waits for it too (deadlock)
+ *   -DBUG_REREAD_GATE        a reader back from its wait re-checks the gate and waits again
+ *                            for any closed gate: a stream of writers starves it (reader
+ *                            bound, assertion)
+ *   -DBUG_NO_PRESENCE_WAIT   a GPU reader that finds no presence goes on without it: a CPU
+ *                            writer sees "not present" and enters beside it (assertion)
+ *   -DBUG_NO_WRITER_FENCE    (-DWEAK_MEMORY) the writer's gate store may still be buffered
+ *                            when it reads the reader words (assertion)
+ *   -DBUG_NO_READER_FENCE    (-DWEAK_MEMORY) the reader's gate load may pass its
+ *                            registration: spin first finds a deadlock (a reader acting on a
+ *                            gate value older than its registration); any error counts
+ * Not shown by the model: the no-op exchange of settle_report() after its gate load. Under
+ * sequential consistency a reader that registers between the holder's word read and its
+ * report finds the gate closed anyway, so dropping the exchange passes here; in C++ and PTX
+ * the exchange (a release the registration then reads from) is what orders the holder's
+ * gate load before that reader's, as the header argues. Likewise the memory orders of the
+ * code (release and acquire) are not modeled, only the fences' Dekker shape.
+ */
+
+#ifndef NC
+#define NC 1
+#endif
+#ifndef NG
+#define NG 1
+#endif
+#define NR (NC + NG)
+#define IS_GPU(r) ((r) >= NC)
+#ifndef GM
+#define GM 4                                  /* gate modulus: a multiple of 4 keeps the slots */
+#endif
+#define CLOSED(g) (((g) & 1) == 1)
+#define SLOT(g) ((((g) + 1) / 2) % 2)
+#define OLD 255                               /* a gate value from before the last wrap */
+#define NEWER(g, r) ((g) != (r))                 /* reported is never ahead of the gate */
+/* The code's gate counts in 64 bits and never repeats; here it wraps at GM. When a writer
+ * closes gate g, a report or a reported gate equal to g is from an older writer with the
+ * same residue: marking it OLD keeps the model's comparisons those of the code. A report
+ * holder's gate load is remembered (held_gate), and a close of the same residue marks it
+ * stale, so a report stored late for an older writer is stored as OLD too. */
+byte held_gate[NR];
+bool held_stale[NR];
+#define FORGET_OLD(g) \
+  j = 0; \
+  do \
+  :: j < NR -> held_stale[j] = held_stale[j] || held_gate[j] == (g); j++ \
+  :: else -> j = 0; break \
+  od; \
+  if \
+  :: report_gate == (g) -> report_gate = OLD \
+  :: else -> skip \
+  fi; \
+  if \
+  :: reported == (g) -> reported = OLD \
+  :: else -> skip \
+  fi
+
+/* the reader words: [0] CPU, [1] GPU */
+byte reg[2];
+byte late0[2];
+byte late1[2];
+#define LATE(s, q) ((q) == 0 -> late0[s] : late1[s])
+bool present;                                 /* GPU word's present bit */
+bool transition;                              /* GPU word's transition bit */
+byte reported;                                /* gpu_part::reported_gate */
+/* the link part */
+byte gate;
+bool report_present;
+byte report_gate;
+/* the writers' lock */
+bool wlock;
+
+#if defined(WEAK_MEMORY)
+bool gate_pending[2];                         /* writer w's gate store not yet visible */
+byte gate_buffered[2];
+#define GATE_SEEN_BY_WRITER(w) (gate_pending[w] -> gate_buffered[w] : gate)
+#else
+#define GATE_SEEN_BY_WRITER(w) gate
+#endif
+
+/* ghosts */
+byte readers_in;
+byte writers_in;
+bool draining[2];                             /* writer w has closed the gate, not yet in */
+byte entries_since_close[2 * NR];             /* [w * NR + r] */
+bool counting[NR];                            /* reader r has fenced, not yet in */
+byte writer_sections_seen[NR];
+
+#define MIGHT_DRAIN(s) ((late0[s] > 0 && reg[s] == late0[s]) || (late1[s] > 0 && reg[s] == late1[s]))
+#define DRAINED(s, g) (reg[s] == LATE(s, SLOT(g)))
+
+#if defined(BUG_ONE_LATE_COUNTER)
+#define LSLOT(g) 0
+#else
+#define LSLOT(g) SLOT(g)
+#endif
+
+inline add_late(s, q, d) {
+  if
+  :: q == 0 -> late0[s] = late0[s] + d
+  :: else -> late1[s] = late1[s] + d
+  fi
+}
+
+/* settle_report(): the caller holds the transition bit. sv_*: the word as last read. */
+inline settle() {
+  do
+  :: atomic { sv_reg = reg[1]; sv_l0 = late0[1]; sv_l1 = late1[1]; sv_p = present }
+     if
+     :: sv_reg > 0 && !sv_p ->
+        atomic { report_present = true };
+        atomic { present = true }
+     :: sv_reg == 0 && sv_p ->
+        atomic {
+          if
+          :: reg[1] == sv_reg && late0[1] == sv_l0 && late1[1] == sv_l1 && present == sv_p ->
+             present = false; ok = true
+          :: else -> ok = false
+          fi
+        };
+        if
+        :: ok -> atomic { report_present = false }
+        :: else -> skip
+        fi
+     :: else ->
+        ok = false;
+        if
+        :: sv_p && ((sv_l0 > 0 && sv_reg == sv_l0) || (sv_l1 > 0 && sv_reg == sv_l1)) ->
+           atomic { hg = gate; held_gate[r] = hg; held_stale[r] = false };
+           if
+           :: CLOSED(hg) && sv_reg == (SLOT(hg) == 0 -> sv_l0 : sv_l1) && NEWER(hg, reported) ->
+              atomic {                       /* the no-op exchange */
+                ok = (reg[1] == sv_reg && late0[1] == sv_l0 && late1[1] == sv_l1 && present == sv_p)
+              };
+              if
+              :: ok -> reported = (held_stale[r] -> OLD : hg);
+                 atomic { report_gate = (held_stale[r] -> OLD : hg); report_present = true }
+              :: else -> skip
+              fi
+           :: else -> skip
+           fi
+        :: else -> skip
+        fi;
+        if
+        :: ok -> skip                         /* reported: look again */
+        :: else ->
+           atomic {                           /* release: fails on any change */
+             if
+             :: reg[1] == sv_reg && late0[1] == sv_l0 && late1[1] == sv_l1 && present == sv_p ->
+                transition = false; ok = true
+             :: else -> ok = false
+             fi
+           };
+           if
+           :: ok -> break
+           :: else -> skip
+           fi
+        fi
+     fi
+  od;
+  ok = false; sv_reg = 0; sv_l0 = 0; sv_l1 = 0; sv_p = false; hg = 0;
+  held_gate[r] = OLD; held_stale[r] = false
+}
+
+inline settle_or_leave() {
+  atomic {
+    if
+    :: !transition -> transition = true; take = true
+    :: else -> take = false
+    fi
+  };
+  if
+  :: take -> settle()
+  :: else -> skip
+  fi;
+  take = false
+}
+
+proctype reader(byte r) {
+  byte s = (IS_GPU(r) -> 1 : 0);
+  byte g, now, q, w, hg, sv_reg, sv_l0, sv_l1;
+  bool sv_p, ok, take, early;
+  byte early_gate;
+  do
+  ::
+#if defined(WEAK_MEMORY) && defined(BUG_NO_READER_FENCE)
+     if
+     :: atomic { early = true; early_gate = gate }     /* the load passes the registration */
+     :: early = false
+     fi;
+#endif
+     atomic { reg[s]++; take = (s == 1 && !present) };     /* fetch_add(1) */
+#if !defined(BUG_NO_PRESENCE_WAIT)
+     if
+     :: take ->                                             /* await_presence */
+        do
+        :: atomic { present -> break }
+        :: atomic { !present && !transition -> transition = true; take = true };
+           settle()
+        od
+     :: else -> skip
+     fi;
+#endif
+     take = false;
+     atomic {                                               /* fence; g = gate */
+       g = (early -> early_gate : gate);
+       early = false;
+       counting[r] = true; writer_sections_seen[r] = 0
+     };
+     do
+     :: !CLOSED(g) -> break
+     :: CLOSED(g) ->                                        /* wait_out_writers */
+        q = LSLOT(g);
+        atomic { add_late(s, q, 1); take = (s == 1 && reg[s] == LATE(s, q)) };
+        if
+        :: take -> settle_or_leave()
+        :: else -> skip
+        fi;
+        atomic { gate != g };                               /* wait until reopened */
+#if defined(WEAK_MEMORY) && defined(BUG_NO_READER_FENCE)
+        if
+        :: atomic { early = true; early_gate = gate }
+        :: early = false
+        fi;
+#endif
+        atomic { add_late(s, q, -1) };                      /* active again */
+        atomic { now = (early -> early_gate : gate); early = false };
+#if defined(BUG_REREAD_GATE)
+        g = now
+#else
+        if
+        :: !CLOSED(now) || LSLOT(now) != q -> break
+        :: else -> g = now
+        fi
+#endif
+     od;
+     atomic {                                               /* enter */
+       assert(writers_in == 0);
+       readers_in++;
+#if !defined(WEAK_MEMORY)
+       assert(writer_sections_seen[r] <= 1);
+       w = 0;
+       do
+       :: w < 2 ->
+          if
+          :: draining[w] -> entries_since_close[w * NR + r]++;
+             assert(entries_since_close[w * NR + r] <= 1)
+          :: else -> skip
+          fi;
+          w++
+       :: else -> w = 0; break
+       od;
+#endif
+       counting[r] = false; writer_sections_seen[r] = 0
+     };
+     atomic { assert(writers_in == 0); readers_in-- };       /* leave: deregister */
+     atomic { reg[s]--; take = (s == 1 && ((reg[s] == 0 && present) || MIGHT_DRAIN(s))) };
+     if
+     :: take -> settle_or_leave()
+     :: else -> skip
+     fi;
+     g = 0; now = 0; q = 0
+  od
+}
+
+proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
+  byte g, j;
+  do
+  :: atomic { !wlock -> wlock = true };
+#if defined(WEAK_MEMORY)
+     atomic { g = (GATE_SEEN_BY_WRITER(w) + 1) % GM; gate_pending[w] = true; gate_buffered[w] = g;
+              draining[w] = true; FORGET_OLD(g) };
+#if !defined(BUG_NO_WRITER_FENCE)
+     atomic { !gate_pending[w] };                            /* fence */
+#endif
+#else
+     atomic { g = (gate + 1) % GM; gate = g; draining[w] = true; FORGET_OLD(g) };
+#endif
+     /* wait until drained */
+     atomic {
+       DRAINED(0, g) &&
+       ((w == 1 && DRAINED(1, g)) || (w == 0 && (!report_present || report_gate == g))) ->
+       assert(writers_in == 0 && readers_in == 0);
+       writers_in++;
+       draining[w] = false;
+       j = 0;
+       do
+       :: j < NR ->
+          entries_since_close[w * NR + j] = 0;
+          if
+          :: counting[j] -> writer_sections_seen[j]++
+          :: else -> skip
+          fi;
+          j++
+       :: else -> j = 0; break
+       od
+     };
+     atomic { assert(readers_in == 0); writers_in-- };
+#if defined(WEAK_MEMORY)
+     atomic { !gate_pending[w] -> gate_pending[w] = true; gate_buffered[w] = (g + 1) % GM };
+     atomic { !gate_pending[w] -> wlock = false }            /* the lock's release orders it */
+#else
+     atomic { gate = (g + 1) % GM };
+     wlock = false
+#endif
+  od
+}
+
+#if defined(WEAK_MEMORY)
+proctype flusher() {
+end:
+  do
+  :: atomic { gate_pending[0] -> gate = gate_buffered[0]; gate_pending[0] = false }
+  :: atomic { gate_pending[1] -> gate = gate_buffered[1]; gate_pending[1] = false }
+  od
+}
+#endif
+
+init {
+  byte i = 0;
+  atomic {
+    do
+    :: i < NR -> held_gate[i] = OLD; run reader(i); i++
+    :: else -> break
+    od;
+    run writer(0);
+#if !defined(NO_GPU_WRITER)
+    run writer(1);
+#endif
+#if defined(WEAK_MEMORY)
+    run flusher()
+#endif
+  }
+}
+
+ltl rlive0 { [] (counting[0] -> <> !counting[0]) }
+ltl wlive0 { [] (draining[0] -> <> !draining[0]) }
