@@ -187,6 +187,7 @@ struct test_access {
     auto& part = which == side::gpu ? semaphore.gpu_ : semaphore.cpu_;
     cuda::std::uint64_t const sent = which == side::gpu ? semaphore.link_.sent_to_gpu : semaphore.link_.sent_to_cpu;
     return wrapping_distance(part.permits_granted + sent, part.tickets_taken);
+  }
   /// A shared_mutex's side, for host threads that stand in for GPU threads (system scope).
   template <cuda::thread_scope Scope, class Backoff>
   static auto shared_side_of(side which)
@@ -252,7 +253,6 @@ struct test_access {
   {
     return tickets_taken(mutex.writers_);
   }
-
   /// The parity of the barrier's open phase (bit 63 of its word): flips once per completed phase.
   template <cuda::thread_scope Scope, class Completion, class Backoff>
   UNISYNC_HOST_DEVICE static cuda::std::uint32_t parity(basic_barrier<Scope, Completion, Backoff>& barrier)
