@@ -8,12 +8,14 @@
 
 #include <unisync/detail/atomic.hpp>
 #include <unisync/latch.hpp>
+#include <unisync/managed.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cuda/std/cstdint>
 
 #include <string>
+#include <vector>
 
 namespace unisync::test {
 
@@ -78,6 +80,34 @@ struct release_record {
       }
     }
   }
+};
+
+/// A fresh latch per round, each made and placed by make_managed; their pointers in
+/// managed memory for the kernel.
+template <class Kind>
+struct latch_rounds {
+  using latch_type = typename Kind::type;
+  latch_rounds(unsigned rounds, std::ptrdiff_t expected) : pointers(rounds, nullptr)
+  {
+    for (unsigned round = 0; round < rounds; ++round) {
+      owners.push_back(unisync::make_managed<latch_type>(expected));
+      Kind::prepare(*owners.back());
+      pointers[round] = owners.back().get();
+    }
+  }
+  std::vector<unisync::managed_ptr<latch_type>> owners;
+  std::vector<latch_type*, unisync::managed_allocator<latch_type*>> pointers;
+};
+
+/// Slots, violations and the checker, in managed memory.
+struct managed_release_record {
+  explicit managed_release_record(unsigned actors) : slots(actors, 0)
+  {
+    record = release_record{slots.data(), actors, violations.get()};
+  }
+  std::vector<cuda::std::uint32_t, unisync::managed_allocator<cuda::std::uint32_t>> slots;
+  unisync::managed_ptr<cuda::std::uint32_t> violations = unisync::make_managed<cuda::std::uint32_t>(0u);
+  release_record record;
 };
 
 }  // namespace unisync::test
