@@ -31,6 +31,8 @@ inline layout layout_of_primitives()
   describe<unisync::basic_barrier<cuda::thread_scope_device>>(out);
   describe<unisync::cohort_mutex>(out);
   describe<unisync::partitioned_barrier<>>(out);
+  describe<unisync::latch>(out);
+  describe<unisync::basic_latch<cuda::thread_scope_device>>(out);
   return out;
 }
 
