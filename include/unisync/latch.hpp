@@ -92,9 +92,14 @@ class basic_latch {
   /// same update do it with one atomic.
   UNISYNC_HOST_DEVICE void count_down(cuda::std::ptrdiff_t update = 1);
 
-  /// True once the count has reached zero; never blocks. Cost: one acquire load below
-  /// system scope; at system scope two (CPU: both host memory; GPU: the GPU's word, then,
-  /// until released, the CPU's total across the link).
+  /// True once the count has reached zero; never blocks. At system scope a side learns
+  /// the other side's count_downs a little later than that side does: a GPU count_down
+  /// that returns while the GPU's reporter is still storing its total (it does not wait
+  /// for it) is visible to the CPU's try_wait once the report lands, about a link
+  /// crossing later (std allows try_wait a false "with very low probability"; wait()
+  /// waits for it). Cost: one acquire load below system scope; at system scope two (CPU:
+  /// both host memory; GPU: the GPU's word, then, until released, the CPU's total across
+  /// the link).
   UNISYNC_HOST_DEVICE bool try_wait() const noexcept;
 
   /// Blocks until the count reaches zero. Cost: acquire polls of memory of the caller's

@@ -154,6 +154,12 @@ TEST_F(LatchSides, CountDownsOnOneSideReleaseWaitersOnTheOther)
         }
         access::wait_as(*latch, actor == counters ? counting : other);
         record.after_release(0, counters, 1);
+        // The CPU learns a GPU count_down from its report, which a reporter may still be
+        // storing when a GPU-side waiter is released: try_wait turns true soon after.
+        auto const give_up = std::chrono::steady_clock::now() + 5s;
+        while (!access::try_wait_as(*latch, other) && std::chrono::steady_clock::now() < give_up) {
+          std::this_thread::yield();
+        }
         EXPECT_TRUE(access::try_wait_as(*latch, other));
       });
       ASSERT_EQ(violations, 0u) << (counting == side::cpu ? "CPU" : "GPU") << " count_downs, round " << round;
