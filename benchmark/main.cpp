@@ -87,6 +87,7 @@ int main(int argc, char** argv)
   declare_semaphore_cases(chosen.set, limits);
   declare_barrier_cases(chosen.set, limits);
   declare_application_cases(chosen.set, limits);
+  declare_latch_cases(chosen.set, limits);
   if (limits.has_gpu) declare_machine_cases(chosen.set);
 
   benchmark::Initialize(&argc, argv);

@@ -10,6 +10,8 @@ void declare_semaphore_cases(case_set set, grid_limits const& limits);
 void declare_barrier_cases(case_set set, grid_limits const& limits);
 /// Application workloads (examples/*.cuh) against the alternatives users have; GPU only.
 void declare_application_cases(case_set set, grid_limits const& limits);
+/// Latch rounds (mix/rounds.cuh): one fresh latch per round.
+void declare_latch_cases(case_set set, grid_limits const& limits);
 /// The machine's physical limits (after the seed paper's Table 1); GPU only.
 void declare_machine_cases(case_set set);
 

@@ -1,8 +1,10 @@
 #include "std_peers.hpp"
 
 #include <barrier>
+#include <latch>
 #include <mutex>
 #include <semaphore>
+#include <vector>
 
 namespace unisync::bench {
 
@@ -30,5 +32,21 @@ struct std_barrier_peer::state {
 std_barrier_peer::std_barrier_peer(std::ptrdiff_t expected) : state_(std::make_unique<state>(expected)) {}
 std_barrier_peer::~std_barrier_peer() = default;
 void std_barrier_peer::arrive_and_wait() { state_->barrier.arrive_and_wait(); }
+
+struct std_latch_ring_peer::state {
+  struct alignas(128) padded_latch {
+    explicit padded_latch(std::ptrdiff_t expected) : latch(expected) {}
+    std::latch latch;
+  };
+  std::vector<std::unique_ptr<padded_latch>> latches;
+};
+std_latch_ring_peer::std_latch_ring_peer(std::ptrdiff_t expected, unsigned rounds) : state_(std::make_unique<state>())
+{
+  for (unsigned round = 0; round < rounds; ++round) {
+    state_->latches.push_back(std::make_unique<state::padded_latch>(expected));
+  }
+}
+std_latch_ring_peer::~std_latch_ring_peer() = default;
+void std_latch_ring_peer::arrive_and_wait(unsigned round) { state_->latches[round]->latch.arrive_and_wait(); }
 
 }  // namespace unisync::bench

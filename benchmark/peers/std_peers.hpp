@@ -1,6 +1,6 @@
 #pragma once
 // std:: peers, host only, in the same case shape as ours so the same harness measures
-// them. std::counting_semaphore and std::barrier are C++20: they live in std_peers.cpp
+// them. std::counting_semaphore, std::barrier and std::latch are C++20: they live in std_peers.cpp
 // (built as C++20) behind these small classes, so CUDA files can stay C++17.
 
 #include "../mix/cell.hpp"
@@ -40,6 +40,18 @@ class std_barrier_peer {
   explicit std_barrier_peer(std::ptrdiff_t expected);
   ~std_barrier_peer();
   void arrive_and_wait();
+
+ private:
+  struct state;
+  std::unique_ptr<state> state_;
+};
+
+/// One std::latch per round (a latch is single-use), each on lines of its own.
+class std_latch_ring_peer {
+ public:
+  std_latch_ring_peer(std::ptrdiff_t expected, unsigned rounds);
+  ~std_latch_ring_peer();
+  void arrive_and_wait(unsigned round);
 
  private:
   struct state;

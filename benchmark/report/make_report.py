@@ -4,7 +4,7 @@
 Reads the Google Benchmark JSON (--benchmark_out) that the contention benchmark binary
 writes and turns it into report.md plus PNG plots in one output folder: the machine
 context, the physical limits (machine family), and per family (locks, semaphores per
-permit count N, barriers per arrival mode) latency heatmaps, throughput curves, fairness
+permit count N, barriers and latches per arrival mode) latency heatmaps, throughput curves, fairness
 plots, ratio tables against the peers and the physical limits, and the best
 implementation per cell. The work is done by the contention_report package beside this
 script; this is its command line.

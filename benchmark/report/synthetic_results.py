@@ -61,6 +61,14 @@ def barrier_entry(impl, fields, cpu, blocks, threads, speed=1.0):
             "phases_per_s": phases, "us_per_phase": 1e6 / phases, "window_s": 0.2}
 
 
+def latch_entry(impl, fields, cpu, blocks, threads, speed=1.0):
+    """One latch entry; rounds and µs per round consistent with each other."""
+    rounds = speed * 8e5 / (1 + 0.2 * cpu + 0.02 * blocks)
+    return {"name": case_name("latch", impl, fields, cpu, blocks, threads),
+            "run_type": "iteration", "iterations": 1, "real_time": 6e2, "time_unit": "us",
+            "rounds_per_s": rounds, "us_per_round": 1e6 / rounds, "window_s": 512 / rounds}
+
+
 def machine_entry(path, ns):
     return {"name": f"machine/test:{path}{SUFFIX}", "run_type": "iteration", "iterations": 1,
             "real_time": ns, "time_unit": "ns", "ns_per_op": ns}
@@ -150,9 +158,30 @@ def barrier_entries():
     return entries
 
 
+KNOWN_LATCH_US = 4.0
+
+
+def latch_entries():
+    entries = []
+    for cpu, blocks in grid([0, 2], [0, 4, 132]):
+        threads = 128 if blocks else 0
+        for mode, slow in (("block", 1), ("thread", 3)):
+            for impl, speed in (("unisync.latch", 1.0), ("cuda.latch", 0.5)):
+                entries.append(latch_entry(impl, f"mode:{mode}/scope:system", cpu, blocks, threads,
+                                           speed / slow))
+                if cpu == 0:
+                    entries.append(latch_entry(impl, f"mode:{mode}/scope:device", 0, blocks,
+                                               threads, 1.2 * speed / slow))
+        if blocks == 0:
+            entries.append(latch_entry("std.latch", "mode:block/scope:host", cpu, 0, 0, 0.7))
+    set_counters(entries, "latch/impl:unisync.latch/mode:block/scope:system/", (0, 132),
+                 us_per_round=KNOWN_LATCH_US, rounds_per_s=1e6 / KNOWN_LATCH_US)
+    return entries
+
+
 def full_input():
     """Every family, peers, machine limits and one failed cell."""
-    entries = lock_entries() + semaphore_entries() + barrier_entries()
+    entries = lock_entries() + semaphore_entries() + barrier_entries() + latch_entries()
     entries.append({"name": ERROR_NAME + SUFFIX, "run_type": "iteration", "iterations": 0,
                     "real_time": 0, "time_unit": "ns", "error_occurred": True,
                     "error_message": ERROR_MESSAGE})
@@ -197,6 +226,8 @@ def gpu_less_input():
                                         cpu, 0, 0, speed=0.8))
         entries.append(barrier_entry("unisync.barrier", "mode:block/scope:system", cpu, 0, 0))
         entries.append(barrier_entry("std.barrier", "mode:block/scope:host", cpu, 0, 0, 0.9))
+        entries.append(latch_entry("unisync.latch", "mode:block/scope:system", cpu, 0, 0))
+        entries.append(latch_entry("std.latch", "mode:block/scope:host", cpu, 0, 0, 0.7))
     context = dict(BASE_CONTEXT, set="short",
                    gpu_note=GPU_NOTE + ". GPU-only and CPU+GPU cells need a GPU.")
     return {"context": context, "benchmarks": entries}

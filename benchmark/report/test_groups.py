@@ -20,7 +20,7 @@ class Groups(unittest.TestCase):
     def test_groups_in_reading_order(self):
         self.assertEqual([group.slug for group in self.groups],
                          ["lock", "semaphore_N1", "semaphore_N4", "barrier_block",
-                          "barrier_thread"])
+                          "barrier_thread", "latch_block", "latch_thread"])
 
     def test_series_split_by_scope_ours_first(self):
         labels = list(self.group("Locks").series)
@@ -49,6 +49,17 @@ class Groups(unittest.TestCase):
         self.assertEqual(grid_sync_reference(self.groups, thread, cell),
                          grid_sync_reference(self.groups, block, cell))
         self.assertIsNone(grid_sync_reference(self.groups, block, Cell(0, 8, 128)))
+
+    def test_latch_modes_borrow_the_barrier_grid_sync(self):
+        latch_block = self.group("Latches, mode = block")
+        barrier_block = self.group("Barriers, mode = block")
+        self.assertIn("one count_down per block", latch_block.title)
+        self.assertEqual(latch_block.spec.latency, "us_per_round")
+        cell = Cell(0, 132, 128)
+        self.assertEqual(grid_sync_reference(self.groups, latch_block, cell),
+                         grid_sync_reference(self.groups, barrier_block, cell))
+        self.assertEqual(latch_block.peers(), ["cuda.latch (scope:device)",
+                                               "cuda.latch (scope:system)", "std.latch"])
 
 
 if __name__ == "__main__":

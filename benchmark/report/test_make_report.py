@@ -17,7 +17,8 @@ from contention_report.formatting import MISSING, format_ratio
 from contention_report.groups import GRID_SYNC
 from contention_report.tables import INLINE_ROW_LIMIT
 from synthetic_results import (DEVICE_ROUND_TRIP_NS, ERROR_MESSAGE, ERROR_NAME, GPU_NOTE,
-                               GPU_ONLY_DEVICE_NS, KNOWN_CELL, KNOWN_OURS_NS, KNOWN_OURS_OPS,
+                               GPU_ONLY_DEVICE_NS, KNOWN_CELL, KNOWN_LATCH_US, KNOWN_OURS_NS,
+                               KNOWN_OURS_OPS,
                                KNOWN_PEER_OPS, MANAGED_ROUND_TRIP_NS, full_input,
                                gpu_less_input, sparse_input)
 
@@ -117,7 +118,8 @@ class FullReport(ReportCase):
         self.assert_images_exist(minimum=13)
         for name in ("lock_heatmap.png", "lock_throughput.png", "lock_fairness.png",
                      "semaphore_N1_heatmap.png", "semaphore_N4_fairness.png",
-                     "barrier_block_throughput.png", "barrier_thread_heatmap.png"):
+                     "barrier_block_throughput.png", "barrier_thread_heatmap.png",
+                     "latch_block_heatmap.png", "latch_thread_throughput.png"):
             self.assertIn(f"({name})", self.report)
 
     def test_names_lose_benchmark_suffixes(self):
@@ -186,6 +188,18 @@ class FullReport(ReportCase):
         header = rows[0]
         gpu_only = {(row[0], row[1]): row for row in rows[2:]}[("0", "132x128")]
         self.assertEqual(gpu_only[header.index(f"µs/phase ÷ {GRID_SYNC}")], "8.0x")
+
+    def test_latch_ratio_to_grid_sync(self):
+        self.assert_ran()
+        section = self.report.split("## Latches, mode = block")[1]
+        rows = table_after(section, "#### `unisync.latch (scope:system)`")
+        header = rows[0]
+        self.assertIn("vs std.latch", header)
+        gpu_only = {(row[0], row[1]): row for row in rows[2:]}[("0", "132x128")]
+        grid_sync_us = (1 + 0.02 * 132) / 2.0  # synthetic_results: grid.sync at speed 2.0
+        self.assertEqual(gpu_only[header.index(f"µs/round ÷ {GRID_SYNC}")],
+                         format_ratio(KNOWN_LATCH_US / grid_sync_us))
+        self.assertIn(f"our µs per round over {GRID_SYNC}'s µs per phase", section)
 
     def test_long_tables_keep_anchor_rows_inline(self):
         self.assert_ran()

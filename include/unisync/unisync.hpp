@@ -8,6 +8,7 @@
 #include <unisync/cohort_mutex.hpp>
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/error.hpp>
+#include <unisync/latch.hpp>
 #include <unisync/lock_guard.hpp>
 #include <unisync/managed.hpp>
 #include <unisync/mutex.hpp>

@@ -33,6 +33,8 @@ inline layout layout_of_primitives()
   describe<unisync::partitioned_barrier<>>(out);
   describe<unisync::partitioned_semaphore<>>(out);
   describe<unisync::partitioned_binary_semaphore>(out);
+  describe<unisync::latch>(out);
+  describe<unisync::basic_latch<cuda::thread_scope_device>>(out);
   return out;
 }
 

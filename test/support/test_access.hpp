@@ -5,6 +5,7 @@
 #include <unisync/barrier.hpp>
 #include <unisync/cohort_mutex.hpp>
 #include <unisync/counting_semaphore.hpp>
+#include <unisync/latch.hpp>
 #include <unisync/partitioned_barrier.hpp>
 #include <unisync/partitioned_semaphore.hpp>
 #include <unisync/shared_mutex.hpp>
@@ -100,6 +101,43 @@ struct test_access {
                               Token const& token, cuda::std::uint64_t timeout_ns)
   {
     return barrier.try_wait_within(side_of<basic_partitioned_barrier<Completion, Backoff>>(which), token, timeout_ns);
+  }
+
+  /// Keeps every call of a system-scope latch on one word, as on a link with native host
+  /// atomics.
+  template <class Backoff>
+  static void make_flat(basic_latch<cuda::thread_scope_system, Backoff>& latch)
+  {
+    latch.state_.host.flat = 1;
+    latch.state_.device.flat = 1;
+  }
+  /// count_down(update), wait() and try_wait() as a thread of `which` side would call them.
+  template <cuda::thread_scope Scope, class Backoff>
+  static void count_down_as(basic_latch<Scope, Backoff>& latch, side which, cuda::std::uint64_t update = 1)
+  {
+    latch.count_down_as(side_of<basic_latch<Scope, Backoff>>(which), update);
+  }
+  template <cuda::thread_scope Scope, class Backoff>
+  static void wait_as(basic_latch<Scope, Backoff> const& latch, side which)
+  {
+    latch.wait_as(side_of<basic_latch<Scope, Backoff>>(which), 1);
+  }
+  template <cuda::thread_scope Scope, class Backoff>
+  static bool try_wait_as(basic_latch<Scope, Backoff> const& latch, side which)
+  {
+    return latch.try_wait_as(side_of<basic_latch<Scope, Backoff>>(which));
+  }
+  /// The GPU's total as its word holds it, and as its last report says.
+  template <class Backoff>
+  static cuda::std::uint32_t gpu_total(basic_latch<cuda::thread_scope_system, Backoff>& latch)
+  {
+    return static_cast<cuda::std::uint32_t>(
+        atomic_at<cuda::thread_scope_system>(latch.state_.device.word).load(memory_order_acquire) >> 32);
+  }
+  template <class Backoff>
+  static cuda::std::uint32_t gpu_report(basic_latch<cuda::thread_scope_system, Backoff>& latch)
+  {
+    return atomic_at<cuda::thread_scope_system>(latch.state_.host.gpu_report).load(memory_order_acquire);
   }
 
   template <cuda::thread_scope Scope, cuda::std::ptrdiff_t Max, class Backoff>

@@ -35,14 +35,24 @@ SPECS = {
                             "ops_per_s", "ops/s", "acquire+release pairs per second", True),
     "barrier": FamilySpec("Barriers", "us_per_phase", "µs/phase", "µs per barrier phase",
                           "phases_per_s", "phases/s", "barrier phases per second", False),
+    "latch": FamilySpec("Latches", "us_per_round", "µs/round",
+                        "µs per round (every participant counts down once on a fresh latch and "
+                        "waits)", "rounds_per_s", "rounds/s", "latch rounds per second", False),
 }
 BARRIER_MODES = {"block": "block-collective: one arrival per block",
                  "thread": "per-thread arrival: every GPU thread arrives"}
+LATCH_MODES = {"block": "block-collective: one count_down per block",
+               "thread": "per-thread count_down: every GPU thread counts down"}
+# Families whose GPU actors arrive per block or per thread, grouped by that mode.
+MODE_FAMILIES = {"barrier": BARRIER_MODES, "latch": LATCH_MODES}
+# Families measured against cg.grid_sync's µs per phase: a latch round is a one-shot barrier.
+GRID_SYNC_FAMILIES = ("barrier", "latch")
 
 
 @dataclass
 class Group:
-    """Entries compared with one another: a family, and its N (semaphores) or mode (barriers)."""
+    """Entries compared with one another: a family, and its N (semaphores) or mode (barriers,
+    latches)."""
 
     family: str
     variant: str
@@ -56,9 +66,9 @@ class Group:
     def title(self):
         if self.family == "semaphore":
             return f"Semaphores, N = {self.variant}"
-        if self.family == "barrier":
-            detail = BARRIER_MODES.get(self.variant)
-            return f"Barriers, mode = {self.variant}" + (f" ({detail})" if detail else "")
+        if self.family in MODE_FAMILIES:
+            detail = MODE_FAMILIES[self.family].get(self.variant)
+            return f"{self.spec.heading}, mode = {self.variant}" + (f" ({detail})" if detail else "")
         return self.spec.heading
 
     @property
@@ -67,8 +77,8 @@ class Group:
         variant = re.sub(r"[^A-Za-z0-9_.-]", "_", self.variant)
         if self.family == "semaphore":
             return f"semaphore_N{variant}"
-        if self.family == "barrier":
-            return f"barrier_{variant}"
+        if self.family in MODE_FAMILIES:
+            return f"{self.family}_{variant}"
         return self.family
 
     @property
@@ -124,7 +134,8 @@ def build_groups(entries):
     for entry in entries:
         if entry.error is None and entry.family in CONTENTION_FAMILIES:
             variant = {"semaphore": entry.params.get("N", "unspecified"),
-                       "barrier": entry.params.get("mode", "unspecified")}.get(entry.family, "")
+                       "barrier": entry.params.get("mode", "unspecified"),
+                       "latch": entry.params.get("mode", "unspecified")}.get(entry.family, "")
             buckets.setdefault((entry.family, variant), []).append(entry)
     groups = []
     for (family, variant), members in buckets.items():
@@ -143,7 +154,7 @@ def build_groups(entries):
 
 
 def group_order(group):
-    """Locks, semaphores by ascending N, barriers by mode."""
+    """Locks, semaphores by ascending N, barriers and latches by mode."""
     variant = group.variant
     numeric = int(variant) if variant.isdigit() else math.inf
     return (CONTENTION_FAMILIES.index(group.family), numeric, variant)
@@ -218,9 +229,9 @@ def grid_sync_reference(groups, group, cell):
 
 def limit_for(group, groups, limits, entry):
     """(ratio, reference text) of one of our entries against its physical limit, or None."""
-    if group.family == "barrier":
+    if group.family in GRID_SYNC_FAMILIES:
         reference = grid_sync_reference(groups, group, entry.cell)
-        ratio = safe_ratio(entry.counter("us_per_phase"), reference)
+        ratio = safe_ratio(entry.counter(group.spec.latency), reference)
         return None if ratio is None else (ratio, f"{GRID_SYNC}: {compact(reference)} µs")
     found = limits.round_trip_for(entry)
     if found is None:

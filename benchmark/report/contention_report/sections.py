@@ -6,7 +6,8 @@ from pathlib import Path
 
 from .applications import APPLICATION_FAMILY, applications_section
 from .formatting import MISSING, compact, format_ratio, plural
-from .groups import GRID_SYNC, SPECS, MachineLimits, build_groups, is_ours, limit_for, safe_ratio
+from .groups import (GRID_SYNC, GRID_SYNC_FAMILIES, SPECS, MachineLimits, build_groups, is_ours,
+                     limit_for, safe_ratio)
 from .plots import plot_fairness, plot_heatmaps, plot_throughput
 from .results import CONTENTION_FAMILIES, MACHINE_FAMILY
 from .tables import TableSink, markdown_table
@@ -93,10 +94,12 @@ def ratio_section(group, groups, limits, sink):
     if not ours:
         return lines + ["Note: no unisync implementation in this section; ratio tables skipped.",
                         ""]
-    if group.family == "barrier":
-        limit_header = f"µs/phase ÷ {GRID_SYNC}"
-        limit_text = (f"`{limit_header}`: our µs per phase over {GRID_SYNC}'s in the same GPU "
-                      "configuration (same mode and CPU count where measured, else its "
+    if group.family in GRID_SYNC_FAMILIES:
+        unit = "phase" if group.family == "barrier" else "round"
+        theirs = "" if group.family == "barrier" else " µs per phase"
+        limit_header = f"µs/{unit} ÷ {GRID_SYNC}"
+        limit_text = (f"`{limit_header}`: our µs per {unit} over {GRID_SYNC}'s{theirs} in the "
+                      "same GPU configuration (same mode and CPU count where measured, else its "
                       "GPU-only cell, else another mode's).")
     else:
         limit_header = "ns/op ÷ round trip"

@@ -119,6 +119,25 @@ __device__ void group_arrive_and_wait_per_object(Barrier& barrier)
   __syncwarp(same_barrier);
 }
 
+/// Per-thread calls on the device that the warp may make as one: the converged lanes that
+/// call this naming the same `object` and the same `value` synchronize, the lowest of them
+/// runs `body(lanes)` once for all of them (`lanes`: how many), and they synchronize again,
+/// so that every lane returns after it, as from a call of its own. The first sync orders
+/// every lane's writes before that lane's releases, the second spreads its acquires to
+/// the lanes. Lanes that name another object or value are separate calls.
+template <class Body>
+__device__ void one_call_for_alike_lanes(void const* object, unsigned long long value, Body body)
+{
+  unsigned const converged = __activemask();
+  unsigned const alike = __match_any_sync(converged, reinterpret_cast<unsigned long long>(object)) &
+                         __match_any_sync(converged, value);
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));  // the lane in the warp, whatever the block's shape
+  __syncwarp(alike);
+  if (static_cast<int>(lane) == __ffs(alike) - 1) body(static_cast<cuda::std::uint32_t>(__popc(alike)));
+  __syncwarp(alike);
+}
+
 }  // namespace unisync::detail
 
 #endif  // defined(__CUDACC__)

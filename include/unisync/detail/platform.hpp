@@ -83,6 +83,11 @@ class own_side_word {
     NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return device().fetch_sub(value, order);),
                       (return system().fetch_sub(value, order);))
   }
+  UNISYNC_HOST_DEVICE T fetch_or(T value, cuda::std::memory_order order) const noexcept
+  {
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return device().fetch_or(value, order);),
+                      (return system().fetch_or(value, order);))
+  }
   UNISYNC_HOST_DEVICE T exchange(T value, cuda::std::memory_order order) const noexcept
   {
     NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return device().exchange(value, order);),

@@ -1,0 +1,319 @@
+#pragma once
+// Definitions of basic_latch; the contract is in unisync/latch.hpp.
+
+#include <unisync/capabilities.hpp>
+#include <unisync/detail/managed_memory.hpp>
+#include <unisync/detail/wait.hpp>
+
+namespace unisync {
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE typename basic_latch<Scope, Backoff>::side_kind basic_latch<Scope, Backoff>::running_side() noexcept
+{
+  return detail::running_on_device() ? side_kind::gpu : side_kind::cpu;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t basic_latch<Scope, Backoff>::counted_of(
+    cuda::std::uint64_t word) noexcept
+{
+  return static_cast<cuda::std::uint32_t>(word >> counted_shift);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_latch<Scope, Backoff>::flat_mode(side_kind side) const noexcept
+{
+  if constexpr (across_link) {
+    // Set once by make_managed before the latch is shared; each side reads its own copy.
+    return (side == side_kind::gpu ? state_.device.flat : state_.host.flat) != 0;
+  } else {
+    return true;
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t& basic_latch<Scope, Backoff>::remaining_word() const noexcept
+{
+  auto& self = const_cast<basic_latch&>(*this);
+  if constexpr (across_link) {
+    return self.state_.host.remaining;
+  } else {
+    return self.state_.remaining;
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_latch<Scope, Backoff>::forecast_ns(cuda::std::uint32_t missing,
+                                                                               cuda::std::uint32_t weight) const
+{
+  // Missing count_downs in units of the waiter's own (a block that counted down for its
+  // threads waits for blocks), each an arrival's worth (tuning::barrier_arrival_ns).
+  cuda::std::uint32_t const units = missing / weight + (missing % weight != 0 ? 1u : 0u);
+  cuda::std::uint32_t const forecast = detail::forecast_ns(units, Backoff::tuning::barrier_arrival_ns);
+  if constexpr (across_link) {
+    // At system scope the count left may be the other side's, which arrives in batches (a
+    // block counts down for 128 threads, a report for a whole side): it says how many
+    // count_downs are missing, not how soon they come. A waiter that slept in proportion
+    // to 528 blocks of 128 threads would oversleep their last count_down by 100 us.
+    return forecast < Backoff::tuning::link_handoff_ns ? forecast : Backoff::tuning::link_handoff_ns;
+  } else {
+    return forecast;
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::count_down(cuda::std::ptrdiff_t update)
+{
+  UNISYNC_ASSERT(update >= 0 && update <= max(), "latch::count_down(update) needs 0 <= update <= max()");
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (detail::one_call_for_alike_lanes(this, static_cast<unsigned long long>(update),
+                                                      [&](cuda::std::uint32_t lanes) {
+                                                        count_down_as(side_kind::gpu, cuda::std::uint64_t{lanes} *
+                                                                                          static_cast<cuda::std::uint64_t>(update));
+                                                      });),
+                    (count_down_as(side_kind::cpu, static_cast<cuda::std::uint64_t>(update));))
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::count_down_as(side_kind side, cuda::std::uint64_t update)
+{
+  [[maybe_unused]] char const* const too_many = "latch::count_down(update) with update above the count left";
+  UNISYNC_ASSERT(update <= count_mask, too_many);
+  if (update == 0) return;  // changes nothing, releases no one
+  auto const amount = static_cast<cuda::std::uint32_t>(update);
+  if (flat_mode(side)) {
+    // Release: the count_down that reaches zero heads nothing special; every waiter's
+    // acquire load that reads zero reads the end of the release sequence of all of them.
+    [[maybe_unused]] cuda::std::uint32_t const before = detail::atomic_at<Scope>(remaining_word()).fetch_sub(amount, detail::memory_order_release);
+    UNISYNC_ASSERT(amount <= before, too_many);
+    return;
+  }
+  if constexpr (across_link) {
+    if (side == side_kind::cpu) {
+      [[maybe_unused]] cuda::std::uint32_t const before =
+          detail::own_side_word<cuda::std::uint32_t>(state_.host.counted).fetch_add(amount, detail::memory_order_release);
+      // The GPU's report is a lower bound of its total, and host memory: a cheap check.
+      UNISYNC_ASSERT(cuda::std::uint64_t{before} + amount +
+                             detail::atomic_at<cuda::thread_scope_system>(state_.host.gpu_report)
+                                 .load(detail::memory_order_relaxed) <=
+                         state_.host.expected,
+                     too_many);
+      return;
+    }
+    // One count_down and `amount` more counted. Release publishes it; acquire: if this
+    // count_down becomes the reporter, its report carries every count_down it counts.
+    cuda::std::uint64_t const delta = (static_cast<cuda::std::uint64_t>(amount) << counted_shift) + 1;
+    cuda::std::uint64_t const before =
+        detail::own_side_word<cuda::std::uint64_t>(state_.device.word).fetch_add(delta, detail::memory_order_acq_rel);
+    UNISYNC_ASSERT(cuda::std::uint64_t{counted_of(before)} + amount <= state_.device.expected, too_many);
+    // Unreported count_downs before this one: a reporter's turn is under way, and its
+    // compare-and-swap will fail on this addition and report it.
+    if ((before & unreported_mask) == 0) report_gpu_total(before + delta);
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::report_gpu_total(cuda::std::uint64_t word)
+{
+  if constexpr (across_link) {
+    // This count_down's addition found no report under way: it reports until the total it
+    // stored is still the total when it ends its turn. Reporters take turns: a turn ends
+    // with the exchange that clears the unreported count (release), the next begins with
+    // the addition that finds it clear (acquire), so each reporter's stores happen before
+    // the next one's, and every report is at least as new as the one before it. Any
+    // count_down that lands during a turn makes the exchange fail, and the reporter stores
+    // the newer total: the last report stored is the final total. The retries are bounded
+    // by the count_downs that land during the turn (test/models/latch.pml).
+    auto const report = detail::atomic_at<cuda::thread_scope_system>(state_.host.gpu_report);
+    detail::own_side_word<cuda::std::uint64_t> const gpu_word(state_.device.word);
+    cuda::std::uint64_t now = word;
+    do {
+      // Release at system scope: cumulative over every count_down this thread acquired
+      // through the word, so a CPU waiter that reads the report sees their writes.
+      report.store(counted_of(now), detail::memory_order_release);
+    } while (!gpu_word.compare_exchange_strong(now, now & ~unreported_mask, detail::memory_order_acq_rel,
+                                               detail::memory_order_acquire));
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_latch<Scope, Backoff>::forecast_to_release(
+    side_kind side, cuda::std::memory_order order, cuda::std::uint32_t weight, bool watches,
+    cuda::std::uint32_t& cpu_seen) const
+{
+  [[maybe_unused]] char const* const too_many = "latch: more count_downs than expected (a count_down(update) above the count left)";
+  if (flat_mode(side)) {
+    cuda::std::uint32_t const remaining = detail::atomic_at<Scope>(remaining_word()).load(order);
+    UNISYNC_ASSERT(remaining <= count_mask, too_many);  // a fetch_sub beyond zero wrapped it
+    return remaining == 0 ? 0u : forecast_ns(remaining, weight);
+  }
+  if constexpr (across_link) {
+    auto& self = const_cast<basic_latch&>(*this);
+    if (side == side_kind::cpu) {
+      // Both words are host memory; both totals only grow, so the sum of two readings is a
+      // lower bound of the count, exact once it reaches `expected`.
+      cuda::std::uint32_t const total =
+          detail::atomic_at<cuda::thread_scope_system>(self.state_.host.counted).load(order) +
+          detail::atomic_at<cuda::thread_scope_system>(self.state_.host.gpu_report).load(order);
+      cuda::std::uint32_t const expected = state_.host.expected;
+      UNISYNC_ASSERT(total <= expected, too_many);
+      return total >= expected ? 0u : forecast_ns(expected - total, weight);
+    }
+    detail::own_side_word<cuda::std::uint64_t> const gpu_word(self.state_.device.word);
+    cuda::std::uint64_t const now = gpu_word.load(order);
+    if ((now & released_flag) != 0) return 0;
+    cuda::std::uint32_t const expected = state_.device.expected;
+    cuda::std::uint32_t total = counted_of(now) + cpu_seen;
+    if (watches && total < expected) {
+      // The watcher: the one GPU waiter that reads across the link, the CPU's total (a
+      // reading stays a valid lower bound, so it is read again only while it is short).
+      cpu_seen = detail::atomic_at<cuda::thread_scope_system>(self.state_.host.counted).load(order);
+      total = counted_of(now) + cpu_seen;
+    }
+    if (total < expected) return forecast_ns(expected - total, weight);
+    UNISYNC_ASSERT(total == expected, too_many);
+    // Releases the other GPU waiters, who poll this word: cumulative over what this thread
+    // acquired on both sides.
+    gpu_word.fetch_or(released_flag, detail::memory_order_release);
+    return 0;
+  }
+  return 1;  // not reached: below system scope every call is flat
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_latch<Scope, Backoff>::try_wait_as(side_kind side) const
+{
+  // No precondition check here: try_wait is noexcept, and wait() reports a count beyond
+  // `expected`.
+  if (flat_mode(side)) return detail::atomic_at<Scope>(remaining_word()).load(detail::memory_order_acquire) == 0;
+  if constexpr (across_link) {
+    auto& self = const_cast<basic_latch&>(*this);
+    auto const cpu_total = detail::atomic_at<cuda::thread_scope_system>(self.state_.host.counted);
+    if (side == side_kind::cpu) {
+      return cpu_total.load(detail::memory_order_acquire) +
+                 detail::atomic_at<cuda::thread_scope_system>(self.state_.host.gpu_report)
+                     .load(detail::memory_order_acquire) >=
+             state_.host.expected;
+    }
+    detail::own_side_word<cuda::std::uint64_t> const gpu_word(self.state_.device.word);
+    cuda::std::uint64_t const now = gpu_word.load(detail::memory_order_acquire);
+    if ((now & released_flag) != 0) return true;
+    if (counted_of(now) + cpu_total.load(detail::memory_order_acquire) < state_.device.expected) return false;
+    // Released: says so to the GPU's other waiters and later try_waits, which then need
+    // not cross the link.
+    gpu_word.fetch_or(released_flag, detail::memory_order_release);
+    return true;
+  }
+  return false;  // not reached: below system scope every call is flat
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait_as(side_kind side, cuda::std::uint32_t weight) const
+{
+  bool watches = false;
+  if constexpr (across_link) {
+    if (side == side_kind::gpu && !flat_mode(side)) {
+      auto& self = const_cast<basic_latch&>(*this);
+      detail::own_side_word<cuda::std::uint64_t> const gpu_word(self.state_.device.word);
+      cuda::std::uint64_t const now = gpu_word.load(detail::memory_order_acquire);
+      if ((now & released_flag) != 0) return;
+      // The first GPU waiter to claim it becomes the watcher. Relaxed: the claim carries
+      // no data; the watcher synchronizes through its acquire polls.
+      if ((now & watched_flag) == 0) {
+        watches = (gpu_word.fetch_or(watched_flag, detail::memory_order_relaxed) & watched_flag) == 0;
+      }
+    }
+  }
+  cuda::std::uint32_t cpu_seen = 0;
+  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) {
+    return forecast_to_release(side, order, weight, watches, cpu_seen);
+  });
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_latch<Scope, Backoff>::try_wait() const noexcept
+{
+  return try_wait_as(running_side());
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait() const
+{
+  // On the device, the converged lanes of a warp that wait on this latch wait as one: one
+  // of them polls, the warp's sync spreads its acquire to the others.
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (detail::one_call_for_alike_lanes(this, 0ull,
+                                                      [&](cuda::std::uint32_t) { wait_as(side_kind::gpu, 1); });),
+                    (wait_as(side_kind::cpu, 1);))
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::arrive_and_wait(cuda::std::ptrdiff_t update)
+{
+  UNISYNC_ASSERT(update >= 0 && update <= max(), "latch::arrive_and_wait(update) needs 0 <= update <= max()");
+  auto const units = static_cast<cuda::std::uint64_t>(update);
+  auto weight_of = [](cuda::std::uint64_t total) {
+    return total == 0 ? 1u : static_cast<cuda::std::uint32_t>(total > count_mask ? count_mask : total);
+  };
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (detail::one_call_for_alike_lanes(this, units, [&](cuda::std::uint32_t lanes) {
+                      cuda::std::uint64_t const total = cuda::std::uint64_t{lanes} * units;
+                      count_down_as(side_kind::gpu, total);
+                      wait_as(side_kind::gpu, weight_of(total));
+                    });),
+                    (count_down_as(side_kind::cpu, units); wait_as(side_kind::cpu, weight_of(units));))
+}
+
+#if defined(__CUDACC__)
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group, class>
+__device__ void basic_latch<Scope, Backoff>::count_down(Group const& group, cuda::std::ptrdiff_t update)
+{
+  UNISYNC_ASSERT(update >= 0 && update <= max(), "latch::count_down(group, update) needs 0 <= update <= max()");
+  // The count synchronizes the group: every thread's writes come before the leader's
+  // release. The other threads return without waiting for the leader's atomic.
+  cuda::std::uint32_t const threads = detail::group_count(group);
+  if (detail::is_group_leader(group)) {
+    count_down_as(side_kind::gpu, cuda::std::uint64_t{threads} * static_cast<cuda::std::uint64_t>(update));
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group, class>
+__device__ void basic_latch<Scope, Backoff>::wait(Group const& group) const
+{
+  if (detail::is_group_leader(group)) wait_as(side_kind::gpu, 1);
+  group.sync();
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+template <class Group, class>
+__device__ void basic_latch<Scope, Backoff>::arrive_and_wait(Group const& group, cuda::std::ptrdiff_t update)
+{
+  UNISYNC_ASSERT(update >= 0 && update <= max(), "latch::arrive_and_wait(group, update) needs 0 <= update <= max()");
+  cuda::std::uint32_t const threads = detail::group_count(group);
+  if (detail::is_group_leader(group)) {
+    cuda::std::uint64_t const total = cuda::std::uint64_t{threads} * static_cast<cuda::std::uint64_t>(update);
+    count_down_as(side_kind::gpu, total);
+    // Waits in units of the group's count_down: a block waits for blocks.
+    wait_as(side_kind::gpu, total == 0 ? 1u : static_cast<cuda::std::uint32_t>(total > count_mask ? count_mask : total));
+  }
+  group.sync();
+}
+#endif  // defined(__CUDACC__)
+
+template <cuda::thread_scope Scope, class Backoff>
+template <cuda::thread_scope S, class>
+void basic_latch<Scope, Backoff>::advise_placement(basic_latch* placed, int device)
+{
+  if (device_capabilities(device).host_native_atomic_supported) {
+    // One coherent system-wide word: no side prefers any memory.
+    placed->state_.host.flat = 1;
+    placed->state_.device.flat = 1;
+    return;
+  }
+  detail::advise_managed(&placed->state_.host, sizeof(host_part), memory_advice::prefer_host, device);
+  detail::advise_managed(&placed->state_.device, sizeof(device_part), memory_advice::prefer_device, device);
+}
+
+}  // namespace unisync

@@ -1,0 +1,224 @@
+#pragma once
+
+#include <unisync/backoff.hpp>
+#include <unisync/detail/atomic.hpp>
+#include <unisync/detail/config.hpp>
+#include <unisync/detail/groups.hpp>
+#include <unisync/detail/platform.hpp>
+#include <unisync/managed.hpp>
+
+#include <cuda/atomic>
+#include <cuda/std/cstddef>
+#include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
+
+namespace unisync {
+
+/**
+ * @brief std::latch that CPU threads and GPU threads share: a single-use countdown that
+ * releases its waiters once `expected` count_downs have been counted, whoever made them.
+ *
+ * Below system scope (`thread_scope_device`, `thread_scope_block`) it is one word holding
+ * the count left: `count_down(n)` subtracts n with one atomic, waiters poll the word.
+ *
+ * At system scope (`unisync::latch`) it keeps every read-modify-write on one side of the
+ * link, as `partitioned_barrier` does (DESIGN.md §4): each side counts its own
+ * count_downs with atomics on memory advised for that side, and the other side learns
+ * them through plain loads and stores. The CPU's total lives in host memory, where the
+ * GPU can load it. The GPU's total lives in device memory, which the CPU must not poll (a
+ * page fault per poll), so the GPU side reports it: a GPU count_down that finds no report
+ * under way becomes the side's reporter and stores the total to a host-resident word; the
+ * GPU count_downs that come meanwhile only add themselves and return. The reporter ends
+ * its turn with a compare-and-swap that succeeds only if the total it stored is still the
+ * total, else it stores the newer one and tries again. Reporters therefore take turns,
+ * ordered through the GPU's word, and each stores a total at least as new as the
+ * previous one's: the last report stored is the final total (test/models/latch.pml).
+ * `count_down()` never waits: a reporter's retries are bounded by the count_downs that
+ * came during its turn, at most `expected` in all.
+ *
+ * The latch is released when the CPU's total and the GPU's total add up to `expected`;
+ * both only grow, so any pair of earlier readings is a lower bound, and a pair that adds
+ * up to `expected` is exact. CPU waiters read the CPU's total and the GPU's report, both
+ * host memory. On the GPU, the first waiter becomes the side's watcher: it alone reads
+ * across the link (the CPU's total), and when the sum is complete it sets the released
+ * flag in the GPU's word, which the other GPU waiters poll in device memory; many GPU
+ * waiters reading across PCIe would saturate the link. A waiter may stand on a side where
+ * nobody counts down: the end reaches waiters on both sides whoever counted down where.
+ *
+ * Placement: construct it with `unisync::make_managed`, which advises each side's part
+ * for its side; without the advice it is still correct, only slower. On a GPU whose link
+ * has native host atomics (`hostNativeAtomicSupported`, NVLink-C2C) make_managed selects
+ * the flat mode instead: one system-scope word that every count_down subtracts from and
+ * every waiter polls, as below system scope.
+ *
+ * Memory ordering: everything a thread did before its `count_down()` is visible to every
+ * thread after its `wait()` (or a `try_wait()` that returned true) returns. count_downs
+ * are release read-modify-writes (the GPU's acquire too: a reporter's store then carries
+ * every count_down it reports); the GPU's report is stored with a system-scope release;
+ * waiters read with acquire loads, the GPU's watcher releases the other GPU waiters
+ * through the GPU word. PTX releases and acquires are cumulative and causality order
+ * chains through synchronizations of different scopes.
+ *
+ * @tparam Scope   every thread that uses it must be inside this scope.
+ * @tparam Backoff waiting policy; `proportional_backoff` (default).
+ */
+template <cuda::thread_scope Scope, class Backoff = proportional_backoff>
+class basic_latch {
+  /// System scope: side-partitioned (or flat, chosen by placement). Below: one word.
+  static constexpr bool across_link = Scope == cuda::thread_scope_system;
+
+ public:
+  /// The largest expected count: 2^30 - 1 (the GPU's word holds 30 bits of unreported
+  /// count_downs beside its total).
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::ptrdiff_t max() noexcept { return count_mask; }
+
+  /// Preconditions: 0 <= expected <= max(), checked in every build.
+  UNISYNC_HOST_DEVICE constexpr explicit basic_latch(cuda::std::ptrdiff_t expected)
+      : state_(static_cast<cuda::std::uint32_t>(expected))
+  {
+    UNISYNC_EXPECTS(expected >= 0 && expected <= max(), "latch(expected) needs 0 <= expected <= max()");
+  }
+  basic_latch(basic_latch const&) = delete;
+  basic_latch& operator=(basic_latch const&) = delete;
+
+  /// Counts down by `update`; the count_down that brings the count to zero releases every
+  /// waiter. Never waits. Preconditions (checked in debug builds): 0 <= update <= the
+  /// count left (a side checks what it can see without crossing the link: its own total,
+  /// and on the CPU the GPU's report; a waiter reports a total beyond `expected`). Cost:
+  /// one release fetch_add (fetch_sub below system scope, or in flat mode); on the GPU
+  /// side of a system-scope latch, the count_down that finds no report under way also
+  /// stores the GPU's total across the link and ends its turn with a compare-and-swap.
+  /// On the device the converged lanes of a warp that count down the same latch by the
+  /// same update do it with one atomic.
+  UNISYNC_HOST_DEVICE void count_down(cuda::std::ptrdiff_t update = 1);
+
+  /// True once the count has reached zero; never blocks. At system scope a side learns
+  /// the other side's count_downs a little later than that side does: a GPU count_down
+  /// that returns while the GPU's reporter is still storing its total (it does not wait
+  /// for it) is visible to the CPU's try_wait once the report lands, about a link
+  /// crossing later (std allows try_wait a false "with very low probability"; wait()
+  /// waits for it). Cost: one acquire load below system scope; at system scope two (CPU:
+  /// both host memory; GPU: the GPU's word, then, until released, the CPU's total across
+  /// the link).
+  UNISYNC_HOST_DEVICE bool try_wait() const noexcept;
+
+  /// Blocks until the count reaches zero. Cost: acquire polls of memory of the caller's
+  /// side; at system scope one GPU waiter (the watcher) also reads the CPU's total across
+  /// the link per poll. On the device the converged lanes of a warp that wait on the same
+  /// latch wait as one.
+  UNISYNC_HOST_DEVICE void wait() const;
+
+  /// count_down(update), then wait().
+  UNISYNC_HOST_DEVICE void arrive_and_wait(cuda::std::ptrdiff_t update = 1);
+
+#if defined(__CUDACC__)
+  /// Group count_down (cooperative-groups thread_block or thread_block_tile): every thread
+  /// of `group` calls it with the same `update`; the group counts its threads
+  /// (`__syncthreads_count` or a ballot), and its leader counts down by that many times
+  /// `update` with one count_down. Each thread still counts `update`.
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void count_down(Group const& group, cuda::std::ptrdiff_t update = 1);
+  /// Group wait: the leader waits, then the group synchronizes.
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void wait(Group const& group) const;
+  /// Group count_down(group, update), then the leader waits, then the group synchronizes.
+  template <class Group, class = detail::enable_if_group_t<Group>>
+  __device__ void arrive_and_wait(Group const& group, cuda::std::ptrdiff_t update = 1);
+#endif  // defined(__CUDACC__)
+
+  /// make_managed's placement hook (system scope only): advises the host part for the CPU,
+  /// the device part for the GPU, or selects the flat mode on a link with native host
+  /// atomics.
+  template <cuda::thread_scope S = Scope, class = cuda::std::enable_if_t<S == cuda::thread_scope_system>>
+  static void advise_placement(basic_latch* placed, int device);
+
+ private:
+  friend struct detail::test_access;
+
+  /// The sides of the link; a call's side is the side its thread runs on (host tests
+  /// stand in for the GPU by naming it).
+  enum class side_kind : cuda::std::uint32_t { cpu, gpu };
+
+  // The GPU's word: total counted (bits 63..32) | released (31) | watched (30) |
+  // unreported count_downs (29..0). Unreported counts the GPU count_downs since the
+  // current reporter's turn began; nonzero means a report is under way. Released: the
+  // GPU's watcher (or a try_wait) saw the count reach zero. Watched: a GPU waiter has
+  // become the watcher.
+  static constexpr int counted_shift = 32;
+  static constexpr cuda::std::uint32_t count_mask = (1u << 30) - 1;
+  static constexpr cuda::std::uint64_t released_flag = cuda::std::uint64_t{1} << 31;
+  static constexpr cuda::std::uint64_t watched_flag = cuda::std::uint64_t{1} << 30;
+  static constexpr cuda::std::uint64_t unreported_mask = count_mask;
+
+  /// Below system scope: the count left, on a line of its own.
+  struct flat_state {
+    UNISYNC_HOST_DEVICE constexpr explicit flat_state(cuda::std::uint32_t expected) : remaining(expected) {}
+    // Written by every count_down (fetch_sub), polled by the waiters.
+    alignas(detail::cache_line_size) cuda::std::uint32_t remaining;
+  };
+
+  /// The host's page, advised for the CPU and mapped for the GPU.
+  struct alignas(4096) host_part {
+    UNISYNC_HOST_DEVICE constexpr explicit host_part(cuda::std::uint32_t count)
+        : counted(0), gpu_report(0), remaining(count), expected(count), flat(0)
+    {
+    }
+    // The CPU's total: written by CPU count_downs (fetch_add), read by CPU waiters and
+    // (across the link) by the GPU's watcher.
+    alignas(detail::cache_line_size) cuda::std::uint32_t counted;
+    // The GPU's total as its reporters stored it (across the link); read by CPU waiters.
+    alignas(detail::cache_line_size) cuda::std::uint32_t gpu_report;
+    // Flat mode only: the count left, written by every count_down (fetch_sub).
+    alignas(detail::cache_line_size) cuda::std::uint32_t remaining;
+    // Read only, after construction and placement.
+    alignas(detail::cache_line_size) cuda::std::uint32_t expected;
+    cuda::std::uint32_t flat;  // 1: every call uses `remaining` (set by make_managed)
+  };
+
+  /// The GPU's page, advised for the device: the CPU never touches it.
+  struct alignas(4096) device_part {
+    UNISYNC_HOST_DEVICE constexpr explicit device_part(cuda::std::uint32_t count) : word(0), expected(count), flat(0) {}
+    // Total | released | watched | unreported (above): written by GPU count_downs
+    // (fetch_add), reporters (compare-and-swap), the watcher's claim and release
+    // (fetch_or); polled by GPU waiters.
+    alignas(detail::cache_line_size) cuda::std::uint64_t word;
+    // Read only, after construction and placement: the host part's, in device memory.
+    alignas(detail::cache_line_size) cuda::std::uint32_t expected;
+    cuda::std::uint32_t flat;
+  };
+
+  /// System scope: one part per side.
+  struct partitioned_state {
+    UNISYNC_HOST_DEVICE constexpr explicit partitioned_state(cuda::std::uint32_t expected)
+        : host(expected), device(expected)
+    {
+    }
+    host_part host;
+    device_part device;
+  };
+
+  using state_type = cuda::std::conditional_t<across_link, partitioned_state, flat_state>;
+
+  UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t counted_of(cuda::std::uint64_t word) noexcept;
+  UNISYNC_HOST_DEVICE bool flat_mode(side_kind side) const noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t& remaining_word() const noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_ns(cuda::std::uint32_t missing, cuda::std::uint32_t weight) const;
+
+  UNISYNC_HOST_DEVICE void count_down_as(side_kind side, cuda::std::uint64_t update);
+  UNISYNC_HOST_DEVICE void report_gpu_total(cuda::std::uint64_t word);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(side_kind side, cuda::std::memory_order order,
+                                                              cuda::std::uint32_t weight, bool watches,
+                                                              cuda::std::uint32_t& cpu_seen) const;
+  UNISYNC_HOST_DEVICE bool try_wait_as(side_kind side) const;
+  UNISYNC_HOST_DEVICE void wait_as(side_kind side, cuda::std::uint32_t weight) const;
+
+  state_type state_;
+};
+
+/// std::latch at system scope, shared by CPU and GPU threads.
+using latch = basic_latch<cuda::thread_scope_system>;
+
+}  // namespace unisync
+
+#include <unisync/detail/latch.inl>
