@@ -108,19 +108,21 @@ TEST(ConformanceMixedSemaphore, StdApiOnTheDevice)
   auto semaphore = unisync::make_managed<semaphore_type>(1);
   auto results = unisync::make_managed<device_results>();
   // The permit starts in the CPU's pool, where the device's try_acquire may not reach it
-  // (it never takes across): try_free is either; the rest does not depend on it.
+  // (it never takes across; std allows a try to fail spuriously), but a timed try may
+  // (once the CPU side looks idle, its free permits are taken across): exactly one of the
+  // device's tries may take the one permit, and the rest fail.
   std_api_on_device<<<1, 1>>>(semaphore.get(), results.get());
   ASSERT_EQ(finish_device_work(), cudaSuccess);
   EXPECT_EQ(results->max_ok, 1);
-  EXPECT_EQ(results->try_empty, 0);
-  EXPECT_EQ(results->timed_zero, 0);
-  EXPECT_EQ(results->timed_out, 0);
-  EXPECT_EQ(results->until_out, 0);
+  int const taken = results->try_free + results->try_empty + results->timed_zero + results->timed_out +
+                    results->until_out;
+  EXPECT_LE(taken, 1) << "the device's tries took more permits than the semaphore had";
+  EXPECT_EQ(results->try_empty, 0) << "try_acquire took a permit after try_acquire found none";
   EXPECT_EQ(results->released_n, 1);
-  ::testing::Test::RecordProperty("try_free", results->try_free);
-  // Every permit (the initial one, if the kernel's try did not get it, and the three
-  // released) is still there for the host.
-  int const expected = results->try_free != 0 ? 3 : 4;
+  ::testing::Test::RecordProperty("taken_by_tries", taken);
+  // Every permit (the initial one, unless a device try got it, and the three released) is
+  // still there for the host.
+  int const expected = 4 - taken;
   for (int permit = 0; permit < expected; ++permit) EXPECT_TRUE(semaphore->try_acquire_for(10s)) << permit;
   EXPECT_FALSE(semaphore->try_acquire_for(1ms));
 }

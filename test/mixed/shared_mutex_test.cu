@@ -58,6 +58,7 @@ TEST_P(MixedSharedMutex, WriterSectionsNeverOverlapAcrossSides)
   bool const per_block = GetParam();
   for (mix const cell : {mix{1, 0}, mix{4, 1}, mix{15, 4}}) {
     int const blocks = blocks_of(cell);
+    int most_in_cell = 0;  // readers overlap by chance: with 2 actors at 90% reads, rarely
     for (unsigned read_percent : {90u, 99u}) {
       auto mutex = unisync::make_managed<unisync::shared_mutex>();
       auto record = unisync::make_managed<section_record>();
@@ -81,11 +82,13 @@ TEST_P(MixedSharedMutex, WriterSectionsNeverOverlapAcrossSides)
           << "lost updates under the exclusive lock";
       EXPECT_EQ(access::reader_words(*mutex), 0u) << "a reader's registration was left behind";
       EXPECT_FALSE(access::gpu_reported_present(*mutex)) << "the GPU side still reports readers";
-      EXPECT_GT(record->most_readers, 1) << "readers never overlapped";
+      most_in_cell = std::max(most_in_cell, record->most_readers);
       std::printf("%u CPU threads x %d blocks (%s), %u%% reads: at most %d readers inside at once\n",
                   cell.cpu_threads, blocks, per_block ? "per block" : "per thread", read_percent,
                   record->most_readers);
     }
+    EXPECT_GT(most_in_cell, 1) << "readers never overlapped with " << cell.cpu_threads << " CPU threads x " << blocks
+                               << " blocks";
   }
 }
 
