@@ -34,8 +34,9 @@ namespace unisync {
  *   read it: a ticket is admitted below permits_granted + permits_seen;
  * - the other side sends by storing a monotonic `sent_to` counter (one sender at a time:
  *   the side's send role): its acquirer whose ticket is a multiple of the side's turn
- *   length (`tuning::cpu_turn_acquisitions`, `tuning::gpu_turn_acquisitions`, T) gives
- *   its own, just admitted, permit to a hungry other side and queues again; and a
+ *   length (`tuning::cpu_turn_acquisitions`, `tuning::gpu_turn_acquisitions`, T) waits
+ *   for the send role, gives its own, just admitted, permit to a hungry other side and
+ *   queues again (at most once per acquire(): its next ticket keeps its permit); and a
  *   release that leaves permits no waiter of its side takes forwards them to a hungry
  *   other side (on the GPU it looks at the link at most every
  *   `tuning::link_check_interval_ns`, see below).
@@ -54,13 +55,15 @@ namespace unisync {
  * them atomic by migrating the page (about 1 ms), so it stays rare; a semaphore built
  * and then used from the GPU alone takes the initial permits from the CPU's pool once.
  *
- * Progress: starvation-free while permits keep being released; FIFO within a side.
- * Bounded bypass: once a hungry side's wants are visible and the other side keeps
- * acquiring, each permit owed to it is sent within 2T acquisitions of the other side (a
- * checker at a multiple of T that read the wants before they were visible is followed by
- * one T later), so its waiter with Q tickets ahead sees at most (Q + 2) T acquisitions of
- * the other side (checked by spin only for one thread a side, with turns of two, in
- * test/models/partitioned_semaphore.pml; its liveness check is still open). Corner: while
+ * Progress: starvation-free while permits keep being released; FIFO within a side, except
+ * that a thread that gave its permit away queues again behind its side's later tickets
+ * (once per acquire()). Bounded bypass: once a hungry side's wants are visible and the
+ * other side keeps acquiring, each permit owed to it is sent within about 2T acquisitions
+ * of the other side (a checker at a multiple of T that read the wants before they were
+ * visible is followed by one T later), so its waiter with Q tickets ahead sees at most
+ * about (Q + 2) T acquisitions of the other side. test/models/partitioned_semaphore.pml
+ * checks, with turns of two, liveness for one or two threads a side (three threads in
+ * all, with and without steals) and the (Q + 2) T bound for three threads. Corner: while
  * a side busy with its own permits is hungry for more and the other side is idle with
  * permits in its pool, the heartbeat rule takes them (it does not wait for the busy side
  * to starve).
@@ -74,7 +77,11 @@ namespace unisync {
  * system-scope acquire and stores the mirror with a release, which its waiters acquire.
  * A steal acquires the victim's pool and the link before its compare-exchange and adds
  * the permits to its own pool with a release. PTX releases and acquires are cumulative,
- * so the chain orders the releaser's writes before the admitted thread's reads.
+ * so the chain orders the releaser's writes before the admitted thread's reads. No
+ * fences: where a thread stores and then loads another word (a release's fetch_add, then
+ * the wants; an importer's wants, then a steal's loads; a turn's heartbeat, then the
+ * wants), store buffering can only delay a transfer that polling or the next turn makes,
+ * never decide one; what moves permits is a compare-exchange on the pool's own counter.
  *
  * Placement: construct it with `unisync::make_managed`, which advises each side's page
  * for that side and the link page for the host; on a GPU whose link has native host

@@ -15,7 +15,8 @@
 #   -D/-U flags         passed to spin's preprocessor (select a seeded bug, a size)
 #
 # Environment: SPIN (default: spin on PATH), PAN_CC (default: cc, else gcc), DEPTH (pan's
-# -m, default 1000000), KEEP=1 keeps the work folder. Everything is written in a
+# -m, default 1000000), PAN_CFLAGS (more flags for compiling pan, e.g. -DCOLLAPSE: state
+# compression for the larger searches), KEEP=1 keeps the work folder. Everything is written in a
 # temporary folder (mktemp -d), never in the source tree.
 # Exit status: 0 when the expectation holds, 1 when it does not, 2 on a usage or tool error.
 set -u
@@ -86,6 +87,8 @@ fi
 
 # -O0: compiling pan takes longer than these small searches.
 cflags=(-O0 -w -DVECTORSZ=4096 -DMEMLIM=2048 -DNFAIR=4)
+# shellcheck disable=SC2206 # PAN_CFLAGS is a list of flags, split on blanks
+[ -n "${PAN_CFLAGS:-}" ] && cflags+=(${PAN_CFLAGS})
 panflags=("-m$depth")
 if [ "$check" = safety ]; then
   cflags+=(-DSAFETY -DNOCLAIM)

@@ -13,70 +13,89 @@
  *                       steal: free = G[o] + sent_to[o] - T[o]; if free > 0: T[o] += free
  *                       (compare-exchange), then G[s] += free. Admitted: the importer
  *                       leaves (import_for again, then import_role[s] = 0); if my % TT ==
- *                       0, give_turn_away: try the send role; if wants[o] > sent[s]:
- *                       sent[s]++, sent_to[o] = sent[s], and acquire again
- *   release_as(s)       G[s] += 1; if G[s] + seen[s] > T[s] (leftover) and (GPU: the rate
- *                       limit allows; modeled as a choice) wants[o] > sent[s]:
- *                       forward_leftovers: try the send role; k = min(leftover,
+ *                       0 and it has not given in this acquire(), give_turn_away: wait for
+ *                       the send role; if wants[o] > sent[s]: sent[s]++, sent_to[o] =
+ *                       sent[s], and acquire again
+ *   release_as(s)       G[s] += 1; if G[s] + seen[s] > T[s] (leftover) and (GPU: no link
+ *                       read within the interval, see below) wants[o] > sent[s]:
+ *                       forward_leftovers: try the send role once; k = min(leftover,
  *                       wants[o] - sent[s]); T[s] += k; sent[s] += k; sent_to[o] = sent[s]
- * Counters are 64-bit in the code, here modulo M (32) with the code's wrapping distance;
- * every distance stays far below M / 2 with these few threads and permits.
+ * Counters are 64-bit in the code, here modulo M (8) with the code's wrapping distance;
+ * every distance stays below M / 2 with these few threads and permits. NORM_POOL and
+ * NORM_LINK (below) shift the counters to a canonical offset (a symmetry reduction).
  * try_acquire and the timed acquires are not modeled (they take no ticket: a failed one
  * only stores wants, which the forwarding paths may answer with permits that then sit in
  * its side's pool, where acquires take them and steals reach them).
  *
  * Merged steps: the import's reads of sent_to[s], T[s], G[s] and its stores of seen[s]
  * and wants[s] are one step; so are a forwarder's reads and its compare-exchange and
- * stores. Sound for safety: the counters only grow, so reading one later than the code
- * does gives a sum at least as large only where it adds permits (G, sent_to), and the
- * compare-exchange on T fails unless T is what was read; the stores publish requests
- * (wants) and a value its single writer (the role holder) alone advances. The steal is
- * split where the code's permits are neither here nor there (taken from the other pool,
- * not yet added to this one).
+ * stores, and a turn's role, reads and stores. Sound for safety: the counters only grow,
+ * so reading one later than the code does gives a sum at least as large only where it
+ * adds permits (G, sent_to), and the compare-exchange on T fails unless T is what was
+ * read; the stores publish requests (wants) and a value its single writer (the role
+ * holder) alone advances. The steal is split where the code's permits are neither here
+ * nor there (taken from the other pool, not yet added to this one).
  *
- * Memory model: sequential consistency. The code needs no fence: no decision reads
- * another thread's flag after storing its own (no store-buffering shape); each crossing
- * is a release store read by an acquire load, each pool a release sequence of
- * read-modify-writes. So there is no weak-memory variant here (cohort_mutex.pml has one
- * for its Peterson fences).
+ * Memory model: sequential consistency, no weak-memory variant. The code has store-then-
+ * load shapes on different words (a release's fetch_add on G, then its load of wants; an
+ * importer's wants store, then its steal's loads of the other pool; a turn's heartbeat
+ * store, then its wants load), but no decision rests on them: a release or turn that
+ * misses wants is the SC run where it came first (the model explores it: the importer
+ * polls again, the next turn or a steal answers), and the heartbeat only times a steal,
+ * which the model allows at any poll. Everything that moves permits is a compare-exchange
+ * or fetch_add on the pool's own counter, or a release store read by an acquire load.
  *
- * Time is not modeled: the steal (after the other side's heartbeat stood still for
- * steal_after_ns) and the GPU release's link read (at most every link_check_interval_ns)
- * are choices the model may make at any poll or release. Safety is checked with them
- * allowed at any time; liveness and the bypass bound without steals (-DNO_STEAL), so that
- * the turn and forwarding paths alone must deliver.
+ * Time: the steal (after the other side's heartbeat stood still for steal_after_ns) is a
+ * choice the model may make at each poll of the import role, after the poll's import (as
+ * import_for does it). A GPU release reads the link unless one did less than
+ * link_check_interval_ns ago: `fresh`, set by such a read and cleared by the clock
+ * process at any time (weak fairness: eventually). CPU releases always read it.
+ *
+ * Liveness is checked under weak fairness (check_model.sh: pan -a -f). Each option of the
+ * waiting loop opens with its whole guard in one atomic step: an option guarded by
+ * `importing` alone, then `atomic { WAITS -> ...}`, let a thread commit to importing, be
+ * covered by its own import meanwhile, and block forever on the false WAITS (the
+ * acceptance cycle once reported for live0 and live1: a model artifact). Likewise the
+ * steal follows the import in one poll (as an option of its own, weak fairness let a
+ * thread steal forever without mirroring), and a CPU release forwards whenever it can (a
+ * free "skip" let the model strand permits that the code forwards).
  *
  * Actors: NC threads on side 0 (CPU), NG on side 1 (GPU), default 1 and 2; each loops
  * acquire; critical section; release. N permits (default 1), all in side 0's pool at the
- * start (as constructed). Turn length TT (default 2: with TT = 1 and N = 1 two hungry sides hand the permit back and forth at every admission and nobody enters; the code's turns are 64 and 128).
+ * start (as constructed). Turn length TT (default 2: with TT = 1 and N = 1 two hungry
+ * sides hand the permit back and forth at every admission and nobody enters; the code's
+ * turns are 64 and 128).
  *
- * Status (registered in CMakeLists.txt): safety with steals and the bypass bound without
- * them pass for one CPU and one GPU thread; the seeded safety bugs are caught. With two
- * GPU threads the search exceeds pan's 2 GB limit (DFS depth over 2e6). The liveness
- * formulas (live0, live1 with -DNO_STEAL) report an acceptance cycle that is not yet
- * analyzed (a waiter of one side importing forever while the admitted thread of the other
- * side does not move); until it is, BUG_NO_TURN and BUG_WANTS_UNCOVERED_ONLY, which spin
- * reports as cycles too, prove nothing and are not registered.
- *
- * Proves (check_model.sh):
+ * Proves (check_model.sh, registered in CMakeLists.txt), 1 + 1, 2 + 1 and 1 + 2 threads:
  *   --safety          never more than N holders; no deadlock (a lost permit blocks
- *                     everyone: an invalid end state)
- *   --ltl liveN       thread N, once it has taken a ticket, enters (weak fairness, with
- *                     -DNO_STEAL)
- *   bypass (default with -DNO_STEAL, or -DBYPASS): once its side has stored wants after
- *                     its ticket, a waiter with Q uncovered tickets ahead of it sees at
- *                     most (Q + 2) TT critical sections of the other side (the header's
- *                     bound; -DLIMIT_FLAT=K checks K instead)
+ *                     everyone: an invalid end state); with steals and with -DNO_STEAL
+ *   bypass (-DNO_STEAL, or -DBYPASS): once its side has stored wants after its ticket, a
+ *                     waiter with Q uncovered tickets ahead of it sees at most (Q + 2) TT
+ *                     critical sections of the other side (the header's bound;
+ *                     -DLIMIT_FLAT=K checks K instead)
+ *   --ltl liveN       thread N, once it has taken a ticket, enters (weak fairness; with
+ *                     -DNO_BYPASS, which drops the bypass ghosts; with steals and with
+ *                     -DNO_STEAL, where the turns and forwarding alone must deliver)
+ * 2 + 2 threads (-DNO_STEAL -DNO_BYPASS, PAN_CFLAGS=-DCOLLAPSE): safety registered (5e6
+ * states); live0 passed by hand (8e6 states, 90 s, 1.1 GB), not registered for its cost.
  * Seeded bugs:
  *   -DBUG_FORWARD_KEEPS_TICKETS  the forwarder sends leftovers without taking their
  *                     tickets: the permits are used on both sides (assertion)
  *   -DBUG_STEAL_WITHOUT_CAS  the steal adds the other side's free permits to its own pool
  *                     without taking them there (assertion)
  *   -DBUG_WANTS_UNCOVERED_ONLY  wants stores the uncovered count, not a target for sent_to:
- *                     after the first permit the other side never sends again (cycle,
- *                     -DNO_STEAL)
- *   -DBUG_NO_TURN     acquirers never give their permit away: a busy side keeps it (cycle,
- *                     -DNO_STEAL; the bypass assertion fails)
+ *                     after the first permit the other side never sends again (live1
+ *                     cycle, 1 + 1, -DNO_STEAL)
+ *   -DBUG_NO_TURN     acquirers never give their permit away: a side with a waiter always
+ *                     queued keeps it (live2 cycle, 2 + 1, -DNO_STEAL; the bypass assertion)
+ *   -DBUG_TURN_YIELDS_TO_SENDER  a turn that finds the send role busy skips (the code
+ *                     before the fix): a forwarding release whose leftover the turn's own
+ *                     ticket took holds the role and sends nothing, at every turn (live2
+ *                     cycle, 2 + 1, -DNO_STEAL; the bypass assertion)
+ *   -DBUG_GIVE_EVERY_TURN  a thread that gave its permit gives again at its next turn
+ *                     ticket (the code before the fix): two CPU threads in FIFO rotation
+ *                     with TT = 2, the giver's tickets are all multiples of TT and it never
+ *                     enters while the GPU stays hungry (live0 cycle, 2 + 1, -DNO_STEAL)
  */
 
 #ifndef NC
@@ -110,6 +129,9 @@ short sent_to[2];       /* link: sent_to_<side> */
 short wants[2];         /* link: <side>_wants */
 bool import_role[2];
 bool send_role[2];
+bool fresh;             /* a GPU release read the link less than link_check_interval_ns ago */
+short my[NT];           /* a waiting thread's ticket (global for NORM) */
+short sh;               /* NORM's shift, 0 between steps */
 
 /* ghosts */
 byte in_cs = 0;
@@ -124,17 +146,21 @@ byte qa[NT];            /* uncovered tickets ahead of it when it took its ticket
 #else
 #define LIMIT(i) ((qa[i] + 2) * TT)
 #endif
-#if defined(NO_STEAL) || defined(BYPASS)
+#if (defined(NO_STEAL) || defined(BYPASS)) && !defined(NO_BYPASS)
 #define CHECK_BYPASS 1
 #endif
 
 /* Ghost, inside a wants store of side s: the waiters of s with a ticket are counted. */
+#if defined(CHECK_BYPASS)
 #define ANNOUNCE(s) \
   j = 0; \
   do \
   :: j < NT -> counting[j] = counting[j] || (waiting[j] && SIDE(j) == s); j++ \
   :: else -> j = 0; break \
   od
+#else
+#define ANNOUNCE(s) skip
+#endif
 
 /* import_for(s): mirror, wants */
 #if defined(BUG_WANTS_UNCOVERED_ONLY)
@@ -149,49 +175,115 @@ byte qa[NT];            /* uncovered tickets ahead of it when it took its ticket
   fi; \
   u = D(T[s], (G[s] + sent_to[s]) % M); \
   wants[s] = WANTS_OF(s, u); \
-  ANNOUNCE(s)
+  ANNOUNCE(s); \
+  NORM_LINK(s)
 
 /* the poll's admission test failed */
-#define WAITS (D((G[s] + seen[s]) % M, my) <= 0)
+#define WAITS (D((G[s] + seen[s]) % M, my[id]) <= 0)
+
+/* Symmetry reduction (no counterpart in the code). Every test compares side f's counters
+   by differences: G[f] + seen[f] and G[f] + sent_to[f] with T[f] and f's tickets;
+   sent_to[f] with seen[f]; wants[f] with sent_to[f] and the other side's sent (its
+   store); and a ticket modulo TT (the turn). So two shifts change no behaviour: the pool
+   shift (G[f], T[f], f's waiting tickets) and the link shift (seen[f], sent_to[f],
+   wants[f], sent[other], T[f], f's waiting tickets), each by a multiple of TT. Each change
+   of G[f] makes G[f] < TT by the first; each import makes seen[f] < TT by the second.
+   Without them the offsets and stale tickets multiply the states by thousands.
+   -DNO_NORM turns them off (BUG_WANTS_UNCOVERED_ONLY's wants are no difference: no link
+   shift there). */
+#define SHIFT(x) x = ((x) - sh + M) % M
+#define SHIFT_TICKETS(f) \
+  SHIFT(T[f]); \
+  j = 0; \
+  do \
+  :: j < NT -> \
+     if \
+     :: waiting[j] && SIDE(j) == f -> SHIFT(my[j]) \
+     :: else -> skip \
+     fi; \
+     j++ \
+  :: else -> j = 0; break \
+  od
+#if defined(NO_NORM)
+#define NORM_POOL(f) skip
+#else
+#define NORM_POOL(f) \
+  sh = G[f] - G[f] % TT; \
+  if \
+  :: sh > 0 -> SHIFT(G[f]); SHIFT_TICKETS(f); sh = 0 \
+  :: else -> skip \
+  fi
+#endif
+#if defined(NO_NORM) || defined(BUG_WANTS_UNCOVERED_ONLY)
+#define NORM_LINK(f) skip
+#else
+#define NORM_LINK(f) \
+  sh = seen[f] - seen[f] % TT; \
+  if \
+  :: sh > 0 -> \
+     SHIFT(seen[f]); SHIFT(sent_to[f]); SHIFT(wants[f]); SHIFT(sent[1 - (f)]); \
+     SHIFT_TICKETS(f); sh = 0 \
+  :: else -> skip \
+  fi
+#endif
 
 proctype thread(byte id) {
   byte s = SIDE(id);
   byte o = 1 - SIDE(id);
-  short my;
   short u;
   short k;
   bool importing;
+  bool steal;
+  bool look;
   bool gave;
+  bool turn;            /* its ticket is a multiple of TT */
+  bool exempt;          /* this acquire() gave its permit away once already */
   byte j;
   do
   ::
 acquire:
      atomic {                                              /* my = T[s].fetch_add(1) */
-       my = T[s]; INC(T[s], 1);
-       u = D(my, (G[s] + seen[s]) % M);
+       my[id] = T[s]; INC(T[s], 1);
+#if defined(CHECK_BYPASS)
+       u = D(my[id], (G[s] + seen[s]) % M);
        qa[id] = (u > 0 -> u : 0);
-       waiting[id] = true; counting[id] = false; seen_foreign[id] = 0; u = 0
+       counting[id] = false; seen_foreign[id] = 0; u = 0;
+#endif
+       waiting[id] = true
      }
      do
-     :: atomic { D((G[s] + seen[s]) % M, my) > 0 -> waiting[id] = false; break }   /* admitted */
-     :: !importing ->                                      /* each poll tests admission first */
-        atomic { !import_role[s] && WAITS -> import_role[s] = true; importing = true }
-     :: importing -> atomic { WAITS -> IMPORT(s); u = 0 }
-#if !defined(NO_STEAL)
-     :: importing ->                                       /* steal_for(s) */
-        atomic {
-          WAITS;
-          k = D((G[o] + sent_to[o]) % M, T[o]);
-          if
-#if defined(BUG_STEAL_WITHOUT_CAS)
-          :: k > 0 -> skip
-#else
-          :: k > 0 -> INC(T[o], k)
-#endif
-          :: else -> k = 0
-          fi
+     :: atomic {                                           /* admitted */
+          D((G[s] + seen[s]) % M, my[id]) > 0 ->
+          waiting[id] = false; turn = (my[id] % TT == 0); my[id] = 0; break
         }
-        atomic { INC(G[s], k); k = 0 }
+     /* Each option's whole guard opens its atomic: a poll that finds its ticket covered
+        is admitted; a guard split from it ("importing -> atomic { WAITS -> ... }") would
+        let a thread commit to importing, be covered meanwhile, and block there forever
+        (the acceptance cycle the liveness checks once reported). */
+     :: atomic { !importing && !import_role[s] && WAITS -> import_role[s] = true; importing = true }
+     /* The import role's poll: import_for(s, 0, true), whose steal comes after the mirror
+        and the wants (an option of its own, weak fairness would let a thread steal
+        forever and never mirror what was sent to it). */
+#if defined(NO_STEAL)
+     :: atomic { importing && WAITS -> IMPORT(s); u = 0 }
+#else
+     :: atomic { importing && WAITS -> IMPORT(s); steal = (u > 0); u = 0 }
+        if
+        :: atomic {                                        /* steal_for(s) */
+             steal -> steal = false;
+             k = D((G[o] + sent_to[o]) % M, T[o]);
+             if
+#if defined(BUG_STEAL_WITHOUT_CAS)
+             :: k > 0 -> skip
+#else
+             :: k > 0 -> INC(T[o], k)
+#endif
+             :: else -> k = 0
+             fi
+           }
+           atomic { INC(G[s], k); k = 0; NORM_POOL(s) }
+        :: atomic { steal = false }                        /* the heartbeat moved lately */
+        fi
 #endif
      od;
      if
@@ -203,7 +295,12 @@ acquire:
      gave = false;
 #if !defined(BUG_NO_TURN)
      if
-     :: my % TT == 0 ->                                    /* give_turn_away */
+#if defined(BUG_GIVE_EVERY_TURN)
+     :: turn ->                                            /* give_turn_away */
+#else
+     :: turn && !exempt ->                                 /* give_turn_away */
+#endif
+#if defined(BUG_TURN_YIELDS_TO_SENDER)
         atomic {
           if
           :: !send_role[s] && D(wants[o], sent[s]) > 0 ->  /* the role is free: gives */
@@ -211,18 +308,26 @@ acquire:
           :: else -> skip                                  /* role busy, or not wanted */
           fi
         }
+#else
+        atomic {                                           /* waits for the send role */
+          !send_role[s] ->
+          if
+          :: D(wants[o], sent[s]) > 0 -> INC(sent[s], 1); sent_to[o] = sent[s]; gave = true
+          :: else -> skip                                  /* not wanted */
+          fi
+        }
+#endif
      :: else -> skip
      fi;
 #endif
      if
-     :: gave -> goto acquire
-     :: else -> skip
+     :: gave -> exempt = true; turn = false; goto acquire
+     :: else -> exempt = false; turn = false
      fi;
      atomic {                                              /* critical section */
        in_cs++; assert(in_cs <= N); cs[id] = true;
 #if defined(CHECK_BYPASS)
        assert(!counting[id] || seen_foreign[id] <= LIMIT(id));
-#endif
        counting[id] = false; seen_foreign[id] = 0; qa[id] = 0;
        j = 0;
        do
@@ -234,11 +339,22 @@ acquire:
           j++
        :: else -> j = 0; break
        od
+#endif
      }
-     atomic { in_cs--; cs[id] = false; INC(G[s], 1) }     /* release_as: G[s] += 1 */
+     atomic { in_cs--; cs[id] = false; INC(G[s], 1); NORM_POOL(s) }   /* release_as: G[s] += 1 */
+     atomic {
+       /* A leftover (the loads of seen and taken after the fetch_add) makes the release
+          read the link: on the CPU always, on the GPU unless it did less than an interval
+          ago (fresh; the clock process ends the interval at any time). */
+       look = D((G[s] + seen[s]) % M, T[s]) > 0 && (s == 0 || !fresh);
+       if
+       :: look && s == 1 -> fresh = true
+       :: else -> skip
+       fi
+     }
      if
-     :: atomic { D((G[s] + seen[s]) % M, T[s]) > 0 && D(wants[o], sent[s]) > 0 &&
-                 !send_role[s] -> send_role[s] = true }    /* forward_leftovers */
+     :: atomic { look && D(wants[o], sent[s]) > 0 &&
+                 !send_role[s] -> send_role[s] = true; look = false }   /* forward_leftovers */
         atomic {
           u = D((G[s] + seen[s]) % M, T[s]);
           k = D(wants[o], sent[s]);
@@ -254,19 +370,33 @@ acquire:
           u = 0; k = 0
         }
         atomic { send_role[s] = false }
-     :: skip                                               /* no leftover, or not looked */
+     :: atomic { !(look && D(wants[o], sent[s]) > 0 && !send_role[s]) ->
+                 look = false }                            /* not looked, not wanted, role busy */
      fi
+  od
+}
+
+/* The GPU releases' rate limit: link_check_interval_ns passes at some time (weak fairness:
+   while a read is fresh, eventually). */
+proctype clock() {
+end:
+  do
+  :: atomic { fresh -> fresh = false }
   od
 }
 
 init {
   byte i = 0;
+  byte j = 0;
   atomic {
+    assert(M % TT == 0);                                   /* NORM keeps tickets' residues */
     G[0] = N;
+    NORM_POOL(0);
     do
     :: i < NT -> run thread(i); i++
     :: else -> break
-    od
+    od;
+    run clock()
   }
 }
 

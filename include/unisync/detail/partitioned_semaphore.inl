@@ -95,6 +95,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::ac
     return;
   }
   auto taken = detail::atomic_at<detail::pool_scope>(part_of(side).tickets_taken);
+  bool gave = false;
   for (;;) {
     // Relaxed, as in basic_counting_semaphore: taking a ticket publishes nothing.
     cuda::std::uint64_t const ticket = taken.fetch_add(1, detail::memory_order_relaxed);
@@ -103,8 +104,12 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::ac
         [&](cuda::std::memory_order order) { return forecast_for_ticket(side, ticket, order, importing); });
     if (importing) leave_import_role(side);
     // Every T-th ticket checks the other side's wants; one that gives its permit away
-    // queues again.
-    if (ticket % turn_length(side) != 0 || !give_turn_away(side, ticket)) return;
+    // queues again, and gives at most once per acquire(): K threads of a side queued in
+    // FIFO rotation keep their order, so with K a multiple of T the giver's next ticket is
+    // again a multiple of T, and it would give forever while the other side stays hungry
+    // (test/models: BUG_GIVE_EVERY_TURN).
+    if (gave || ticket % turn_length(side) != 0 || !give_turn_away(side, ticket)) return;
+    gave = true;
   }
 }
 
@@ -236,14 +241,22 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxVa
   using detail::atomic_at;
   using detail::pool_scope;
   side_part& mine = part_of(side);
-  // Odd values: a checking acquirer's; even: a link-reading release's (never equal).
+  // Odd values: a checking acquirer's; even: a link-reading release's (never equal). No
+  // fence before the wants load below: a beat the importer misses only makes a steal
+  // earlier (a hint), and wants this turn misses are seen by the next one.
   atomic_at<pool_scope>(heartbeat_of(side)).store(2 * ticket + 1, detail::memory_order_relaxed);
   detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
-  cuda::std::uint32_t expected = 0;
-  if (role.load(detail::memory_order_relaxed) != 0 ||
-      !role.compare_exchange_strong(expected, 1, detail::memory_order_acquire, detail::memory_order_relaxed)) {
-    return false;  // another thread of the side is sending right now
-  }
+  // Waits for the send role: its holders (a turn like this one, a forwarding release) hold
+  // it for a few loads and stores and never wait while holding it. Skipping the turn when
+  // it is busy starves the other side: a forwarding release whose leftover this very
+  // acquirer's ticket took holds the role, forwards nothing, and can do so at every turn
+  // (test/models: BUG_TURN_YIELDS_TO_SENDER).
+  detail::retry_until_taken<Backoff>(Backoff::tuning::ticket_handoff_ns, [&] {
+    cuda::std::uint32_t expected = 0;
+    // Acquire: the previous holder's stores of permits_sent and sent_to come first.
+    return role.load(detail::memory_order_relaxed) == 0 &&
+           role.compare_exchange_strong(expected, 1, detail::memory_order_acquire, detail::memory_order_relaxed);
+  });
   detail::own_side_word<cuda::std::uint64_t> const sent(mine.permits_sent);
   cuda::std::uint64_t const already = sent.load(detail::memory_order_relaxed);
   bool const gives =
@@ -297,6 +310,9 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
     checked.store(now, detail::memory_order_relaxed);
   }
   atomic_at<pool_scope>(heartbeat_of(side)).store(2 * after, detail::memory_order_relaxed);
+  // Store buffering (the fetch_add above, then this load; the importer stores wants, then
+  // steal_for loads this pool) may leave both blind; no fence: no decision is final, as
+  // after a release that ran before the wants were stored: the importer polls again.
   cuda::std::uint64_t const wants = atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed);
   if (detail::wrapping_distance(wants,
                                 detail::own_side_word<cuda::std::uint64_t>(mine.permits_sent)
