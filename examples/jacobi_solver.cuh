@@ -125,7 +125,9 @@ class solver {
     int const resident = std::min(unisync::max_resident_blocks(solve_with_barrier, threads_per_block),
                                   unisync::max_resident_blocks(solve_with_grid_sync, threads_per_block));
     persistent_blocks_ = std::min(cells_blocks_, resident);
-    barrier_ = unisync::make_managed<grid_barrier>(persistent_blocks_);
+    // A block's arrive_and_wait(block) counts every thread of the block.
+    std::ptrdiff_t const participants = static_cast<std::ptrdiff_t>(persistent_blocks_) * threads_per_block;
+    barrier_ = unisync::make_managed<grid_barrier>(participants);
   }
   ~solver()
   {
