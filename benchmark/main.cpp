@@ -84,6 +84,7 @@ int main(int argc, char** argv)
   }
 
   declare_lock_cases(chosen.set, limits);
+  declare_shared_mutex_cases(chosen.set, limits);
   declare_semaphore_cases(chosen.set, limits);
   declare_barrier_cases(chosen.set, limits);
   declare_application_cases(chosen.set, limits);

@@ -6,6 +6,8 @@
 namespace unisync::bench {
 
 void declare_lock_cases(case_set set, grid_limits const& limits);
+/// Shared mutexes at 90% and 99% reads, beside locks that take every section exclusively.
+void declare_shared_mutex_cases(case_set set, grid_limits const& limits);
 void declare_semaphore_cases(case_set set, grid_limits const& limits);
 void declare_barrier_cases(case_set set, grid_limits const& limits);
 /// Application workloads (examples/*.cuh) against the alternatives users have; GPU only.

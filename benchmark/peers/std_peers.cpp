@@ -4,6 +4,7 @@
 #include <latch>
 #include <mutex>
 #include <semaphore>
+#include <shared_mutex>
 #include <vector>
 
 namespace unisync::bench {
@@ -15,6 +16,16 @@ std_mutex_peer::std_mutex_peer() : state_(std::make_unique<state>()) {}
 std_mutex_peer::~std_mutex_peer() = default;
 void std_mutex_peer::lock() { state_->mutex.lock(); }
 void std_mutex_peer::unlock() { state_->mutex.unlock(); }
+
+struct std_shared_mutex_peer::state {
+  std::shared_mutex mutex;
+};
+std_shared_mutex_peer::std_shared_mutex_peer() : state_(std::make_unique<state>()) {}
+std_shared_mutex_peer::~std_shared_mutex_peer() = default;
+void std_shared_mutex_peer::lock() { state_->mutex.lock(); }
+void std_shared_mutex_peer::unlock() { state_->mutex.unlock(); }
+void std_shared_mutex_peer::lock_shared() { state_->mutex.lock_shared(); }
+void std_shared_mutex_peer::unlock_shared() { state_->mutex.unlock_shared(); }
 
 struct std_semaphore_peer::state {
   explicit state(std::ptrdiff_t permits) : semaphore(permits) {}

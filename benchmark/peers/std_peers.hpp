@@ -23,6 +23,20 @@ class std_mutex_peer {
   std::unique_ptr<state> state_;
 };
 
+class std_shared_mutex_peer {
+ public:
+  std_shared_mutex_peer();
+  ~std_shared_mutex_peer();
+  void lock();
+  void unlock();
+  void lock_shared();
+  void unlock_shared();
+
+ private:
+  struct state;
+  std::unique_ptr<state> state_;
+};
+
 class std_semaphore_peer {
  public:
   explicit std_semaphore_peer(std::ptrdiff_t permits);

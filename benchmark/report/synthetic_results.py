@@ -33,18 +33,19 @@ ERROR_NAME = "lock/impl:unisync.cohort_mutex/scope:system/place:managed/cpu:15/g
 ERROR_MESSAGE = "cohort_mutex needs one cohort per SM; skipped"
 
 
-def case_name(family, impl, fields, cpu, blocks, threads, host_only=False):
+def case_name(family, impl, fields, cpu, blocks, threads, host_only=False, advised=False):
     """family/impl:<impl>/<fields>/place:<place>/cpu:<n>/gpu:<b>x<t>, as the binary names cases."""
-    place = "host" if host_only or blocks == 0 else "managed"
+    place = "host" if host_only or blocks == 0 else ("managed_advised" if advised else "managed")
     return (f"{family}/impl:{impl}/{fields}/place:{place}/cpu:{cpu}/gpu:{blocks}x{threads}"
             + SUFFIX)
 
 
-def contention_entry(family, impl, fields, cpu, blocks, threads, speed=1.0, fairness=True):
-    """One lock/semaphore entry with plausible counters derived from the cell."""
+def contention_entry(family, impl, fields, cpu, blocks, threads, speed=1.0, fairness=True,
+                     advised=False):
+    """One lock/semaphore/shared mutex entry with plausible counters derived from the cell."""
     actors = cpu + blocks
     ops = speed * 1e7 / (1 + 0.3 * cpu + 0.05 * blocks)
-    entry = {"name": case_name(family, impl, fields, cpu, blocks, threads),
+    entry = {"name": case_name(family, impl, fields, cpu, blocks, threads, advised=advised),
              "run_type": "iteration", "iterations": 1, "real_time": 2e8, "cpu_time": 1e5,
              "time_unit": "us", "ops_per_s": ops, "ns_per_op": 1e9 / ops, "window_s": 0.2,
              "actor_min": 10.0, "actor_max": 100.0, "max_wait_us": 50.0 + actors}
@@ -117,6 +118,38 @@ def lock_entries():
     return entries
 
 
+KNOWN_SHARED_OPS = 8.0e6
+KNOWN_SHARED_PEER_OPS = 2.0e6
+
+
+def shared_mutex_entries():
+    """90% and 99% reads over the binary's cells: readers-writer locks and exclusive locks."""
+    entries = []
+    for reads in (90, 99):
+        for cpu, blocks in grid([0, 1, 4, 15], [0, 1, 132, 528]):
+            threads = 1 if blocks else 0
+            fields = f"reads:{reads}/scope:system"
+            entries.append(contention_entry("shared_mutex", "unisync.shared_mutex", fields, cpu,
+                                            blocks, threads, speed=reads / 30, advised=True))
+            entries.append(contention_entry("shared_mutex", "unisync.cohort_mutex", fields, cpu,
+                                            blocks, threads, speed=1.4, advised=True))
+            entries.append(contention_entry("shared_mutex", "cuda.binary_semaphore", fields,
+                                            cpu, blocks, threads, speed=1.0))
+            if cpu == 0:
+                entries.append(contention_entry("shared_mutex", "unisync.shared_mutex",
+                                                f"reads:{reads}/scope:device", 0, blocks,
+                                                threads, speed=reads / 20, advised=True))
+            if blocks == 0:
+                entries.append(contention_entry("shared_mutex", "std.shared_mutex",
+                                                f"reads:{reads}/scope:host", cpu, 0, 0,
+                                                speed=reads / 40))
+    set_counters(entries, "shared_mutex/impl:unisync.shared_mutex/reads:99/scope:system/",
+                 KNOWN_CELL, ops_per_s=KNOWN_SHARED_OPS)
+    set_counters(entries, "shared_mutex/impl:cuda.binary_semaphore/reads:99/scope:system/",
+                 KNOWN_CELL, ops_per_s=KNOWN_SHARED_PEER_OPS)
+    return entries
+
+
 def semaphore_entries():
     entries = []
     for permits in (1, 4):
@@ -181,7 +214,8 @@ def latch_entries():
 
 def full_input():
     """Every family, peers, machine limits and one failed cell."""
-    entries = lock_entries() + semaphore_entries() + barrier_entries() + latch_entries()
+    entries = (lock_entries() + shared_mutex_entries() + semaphore_entries() + barrier_entries()
+               + latch_entries())
     entries.append({"name": ERROR_NAME + SUFFIX, "run_type": "iteration", "iterations": 0,
                     "real_time": 0, "time_unit": "ns", "error_occurred": True,
                     "error_message": ERROR_MESSAGE})

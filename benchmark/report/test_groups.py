@@ -19,8 +19,9 @@ class Groups(unittest.TestCase):
 
     def test_groups_in_reading_order(self):
         self.assertEqual([group.slug for group in self.groups],
-                         ["lock", "semaphore_N1", "semaphore_N4", "barrier_block",
-                          "barrier_thread", "latch_block", "latch_thread"])
+                         ["lock", "shared_mutex_reads90", "shared_mutex_reads99",
+                          "semaphore_N1", "semaphore_N4", "barrier_block", "barrier_thread",
+                          "latch_block", "latch_thread"])
 
     def test_series_split_by_scope_ours_first(self):
         labels = list(self.group("Locks").series)
@@ -28,6 +29,18 @@ class Groups(unittest.TestCase):
                                       "unisync.mutex (scope:system)"])
         self.assertIn("std.mutex", labels)
         self.assertEqual(self.group("Locks").ours()[-1], "unisync.ticket_mutex (scope:system)")
+
+    def test_shared_mutexes_grouped_by_read_fraction(self):
+        for reads in ("90", "99"):
+            group = self.group(f"Shared mutexes, reads = {reads}%")
+            self.assertEqual(group.variant, reads)
+            self.assertEqual(group.ours(), ["unisync.cohort_mutex",
+                                            "unisync.shared_mutex (scope:device)",
+                                            "unisync.shared_mutex (scope:system)"])
+            self.assertEqual(group.peers(), ["cuda.binary_semaphore", "std.shared_mutex"])
+            self.assertEqual(len(group.cells), 15)
+            self.assertTrue(all(entry.params["reads"] == reads for by_cell in
+                                group.series.values() for entry in by_cell.values()))
 
     def test_round_trip_by_scope_and_placement(self):
         limits = MachineLimits(self.entries)

@@ -19,7 +19,7 @@ from contention_report.tables import INLINE_ROW_LIMIT
 from synthetic_results import (DEVICE_ROUND_TRIP_NS, ERROR_MESSAGE, ERROR_NAME, GPU_NOTE,
                                GPU_ONLY_DEVICE_NS, KNOWN_CELL, KNOWN_LATCH_US, KNOWN_OURS_NS,
                                KNOWN_OURS_OPS,
-                               KNOWN_PEER_OPS, MANAGED_ROUND_TRIP_NS, full_input,
+                               KNOWN_PEER_OPS, KNOWN_SHARED_OPS, KNOWN_SHARED_PEER_OPS, MANAGED_ROUND_TRIP_NS, full_input,
                                gpu_less_input, sparse_input)
 
 HERE = Path(__file__).resolve().parent
@@ -119,7 +119,8 @@ class FullReport(ReportCase):
         for name in ("lock_heatmap.png", "lock_throughput.png", "lock_fairness.png",
                      "semaphore_N1_heatmap.png", "semaphore_N4_fairness.png",
                      "barrier_block_throughput.png", "barrier_thread_heatmap.png",
-                     "latch_block_heatmap.png", "latch_thread_throughput.png"):
+                     "latch_block_heatmap.png", "latch_thread_throughput.png",
+                     "shared_mutex_reads90_heatmap.png", "shared_mutex_reads99_fairness.png"):
             self.assertIn(f"({name})", self.report)
 
     def test_names_lose_benchmark_suffixes(self):
@@ -171,6 +172,28 @@ class FullReport(ReportCase):
         self.assertTrue(gpu_only[header.index("reference")].startswith(
             "block_block acq_rel device:"))
         self.assertNotIn(("1", "132x256"), by_cell)
+
+    def test_shared_mutex_sections_by_read_fraction(self):
+        self.assert_ran()
+        self.assertLess(self.report.index("## Locks"),
+                        self.report.index("## Shared mutexes, reads = 90%"))
+        self.assertLess(self.report.index("## Shared mutexes, reads = 90%"),
+                        self.report.index("## Shared mutexes, reads = 99%"))
+        self.assertLess(self.report.index("## Shared mutexes, reads = 99%"),
+                        self.report.index("## Semaphores, N = 1"))
+        section = self.report.split("## Shared mutexes, reads = 99%")[1].split("\n## ")[0]
+        self.assertIn("take every section exclusively", section)
+        self.assertIn("| `unisync.shared_mutex (scope:system)` | host (ordinary host memory "
+                      "(CPU-only cells)), managed_advised (make_managed with the type's own "
+                      "per-part advice) |", section)
+        rows = table_after(section, "#### `unisync.shared_mutex (scope:system)`")
+        header = rows[0]
+        self.assertIn("vs std.shared_mutex", header)
+        mixed = {(row[0], row[1]): row for row in rows[2:]}[(str(KNOWN_CELL[0]),
+                                                           f"{KNOWN_CELL[1]}x1")]
+        self.assertEqual(mixed[header.index("vs cuda.binary_semaphore")],
+                         format_ratio(KNOWN_SHARED_OPS / KNOWN_SHARED_PEER_OPS))
+        self.assertEqual(mixed[header.index("vs std.shared_mutex")], MISSING)
 
     def test_barrier_ratio_to_grid_sync(self):
         self.assert_ran()

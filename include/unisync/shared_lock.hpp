@@ -95,7 +95,9 @@ class shared_lock {
     other.owns_ = false;
   }
   /// Unlocks what it owns, then takes `other`'s state. Self-assignment leaves it unchanged.
-  UNISYNC_HOST_DEVICE shared_lock& operator=(shared_lock&& other)
+  /// noexcept as std's ([thread.lock.shared.cons]): a debug build's report of a violated
+  /// unlock_shared() precondition ends the program here, as in the destructor.
+  UNISYNC_HOST_DEVICE shared_lock& operator=(shared_lock&& other) noexcept
   {
     if (this != &other) {
       if (owns_) mutex_->unlock_shared();

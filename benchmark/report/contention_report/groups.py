@@ -11,7 +11,7 @@ from .results import CONTENTION_FAMILIES, MACHINE_FAMILY
 OURS_PREFIX = "unisync."
 GRID_SYNC = "cg.grid_sync"
 # Keys that place an entry in its group and cell; any other key tells same-impl series apart.
-PLACING_KEYS = {"impl", "cpu", "gpu", "N", "mode"}
+PLACING_KEYS = {"impl", "cpu", "gpu", "N", "mode", "reads"}
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ class FamilySpec:
 SPECS = {
     "lock": FamilySpec("Locks", "ns_per_op", "ns/op", "ns per critical section",
                        "ops_per_s", "ops/s", "critical sections per second", True),
+    "shared_mutex": FamilySpec("Shared mutexes", "ns_per_op", "ns/op",
+                               "ns per section (shared or exclusive)", "ops_per_s", "ops/s",
+                               "sections (shared and exclusive) per second", True),
     "semaphore": FamilySpec("Semaphores", "ns_per_op", "ns/op", "ns per acquire+release pair",
                             "ops_per_s", "ops/s", "acquire+release pairs per second", True),
     "barrier": FamilySpec("Barriers", "us_per_phase", "µs/phase", "µs per barrier phase",
@@ -51,8 +54,8 @@ GRID_SYNC_FAMILIES = ("barrier", "latch")
 
 @dataclass
 class Group:
-    """Entries compared with one another: a family, and its N (semaphores) or mode (barriers,
-    latches)."""
+    """Entries compared with one another: a family, and its N (semaphores), mode (barriers,
+    latches) or read percentage (shared mutexes)."""
 
     family: str
     variant: str
@@ -66,6 +69,8 @@ class Group:
     def title(self):
         if self.family == "semaphore":
             return f"Semaphores, N = {self.variant}"
+        if self.family == "shared_mutex":
+            return f"Shared mutexes, reads = {self.variant}%"
         if self.family in MODE_FAMILIES:
             detail = MODE_FAMILIES[self.family].get(self.variant)
             return f"{self.spec.heading}, mode = {self.variant}" + (f" ({detail})" if detail else "")
@@ -77,6 +82,8 @@ class Group:
         variant = re.sub(r"[^A-Za-z0-9_.-]", "_", self.variant)
         if self.family == "semaphore":
             return f"semaphore_N{variant}"
+        if self.family == "shared_mutex":
+            return f"shared_mutex_reads{variant}"
         if self.family in MODE_FAMILIES:
             return f"{self.family}_{variant}"
         return self.family
@@ -129,11 +136,13 @@ def series_label(entry, keys):
 
 
 def build_groups(entries):
-    """Group successful contention entries by family and N/mode, then into series by impl."""
+    """Group successful contention entries by family and N/mode/reads, then into series by
+    impl."""
     buckets = {}
     for entry in entries:
         if entry.error is None and entry.family in CONTENTION_FAMILIES:
             variant = {"semaphore": entry.params.get("N", "unspecified"),
+                       "shared_mutex": entry.params.get("reads", "unspecified"),
                        "barrier": entry.params.get("mode", "unspecified"),
                        "latch": entry.params.get("mode", "unspecified")}.get(entry.family, "")
             buckets.setdefault((entry.family, variant), []).append(entry)
@@ -154,7 +163,8 @@ def build_groups(entries):
 
 
 def group_order(group):
-    """Locks, semaphores by ascending N, barriers and latches by mode."""
+    """Locks, shared mutexes by ascending read percentage, semaphores by ascending N,
+    barriers and latches by mode."""
     variant = group.variant
     numeric = int(variant) if variant.isdigit() else math.inf
     return (CONTENTION_FAMILIES.index(group.family), numeric, variant)

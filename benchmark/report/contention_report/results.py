@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .formatting import plural
 
-CONTENTION_FAMILIES = ("lock", "semaphore", "barrier", "latch")
+CONTENTION_FAMILIES = ("lock", "shared_mutex", "semaphore", "barrier", "latch")
 MACHINE_FAMILY = "machine"
 # Google Benchmark appends these after the schema ("iterations:1", "manual_time", ...).
 BENCHMARK_SUFFIX_KEYS = {"iterations", "repeats", "min_time", "min_warmup_time", "threads"}

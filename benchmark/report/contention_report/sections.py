@@ -208,6 +208,16 @@ def missing_counter_notes(group):
     return notes
 
 
+# What one operation of a family is, where its heading does not say it.
+OPERATION_NOTES = {
+    "shared_mutex": "Each operation draws, per actor, a shared section (lock_shared, one load of "
+                    "the protected counter, unlock_shared) with the section's read probability, "
+                    "else an exclusive one (lock, one increment, unlock). Series that have no "
+                    "shared mode (locks) take every section exclusively: beside them, the shared "
+                    "mutexes show what letting readers overlap buys.",
+}
+
+
 PLACEMENTS = {"host": "ordinary host memory (CPU-only cells)",
               "managed": "make_managed, no advice",
               "managed_advised": "make_managed with the type's own per-part advice"}
@@ -234,6 +244,8 @@ def group_section(group, groups, limits, out_dir, sm_count):
              f"{plural(len(group.peers()), 'peer')}) over {plural(len(cells), 'cell')} "
              f"(CPU threads {sorted({c.cpu for c in cells})}, GPU blocks "
              f"{sorted({c.blocks for c in cells})}).", ""]
+    if group.family in OPERATION_NOTES:
+        lines += [OPERATION_NOTES[group.family], ""]
     notes = missing_counter_notes(group)
     if notes:
         lines += notes + [""]
