@@ -16,18 +16,16 @@ namespace moved_program {
 
 constexpr int slots = 3;  // workers computing at once
 
-/// What the workers share. The only lines that differ between the versions are the
-/// template arguments and where the object is allocated.
+/// What the workers share, each object allocated on its own (the versions differ in the
+/// template arguments and in how the four objects are allocated, nothing else).
 template <class Mutex, class Semaphore, class Barrier, template <class> class Guard>
 struct shared_state {
   using guard = Guard<Mutex>;
 
-  explicit shared_state(int workers) : computing(slots), round_end(workers) {}
-
-  Mutex lock;
-  Semaphore computing;
-  Barrier round_end;
-  long long total = 1;  // written under `lock`, read between barriers
+  Mutex* lock;
+  Semaphore* computing;    // made with `slots` permits
+  Barrier* round_end;      // made with one participant per worker
+  long long* total;        // starts at 1; written under `lock`, read between barriers
 };
 
 /// A worker's result in a round: depends on the worker, the round and the total so far,
@@ -39,20 +37,20 @@ MOVED_PROGRAM_HOST_DEVICE inline long long contribution(int worker, int round, l
 }
 
 template <class State>
-MOVED_PROGRAM_HOST_DEVICE void run_worker(State& state, int worker, int rounds)
+MOVED_PROGRAM_HOST_DEVICE void run_worker(State state, int worker, int rounds)
 {
   using guard = typename State::guard;
   for (int round = 0; round < rounds; ++round) {
-    long long const seen = state.total;  // every worker sees the same total in a round
-    state.computing.acquire();
+    long long const seen = *state.total;  // every worker sees the same total in a round
+    state.computing->acquire();
     long long const mine = contribution(worker, round, seen);
-    state.computing.release();
-    state.round_end.arrive_and_wait();  // nobody adds before everyone has read
+    state.computing->release();
+    state.round_end->arrive_and_wait();  // nobody adds before everyone has read
     {
-      guard hold(state.lock);
-      state.total += mine;
+      guard hold(*state.lock);
+      *state.total += mine;
     }
-    state.round_end.arrive_and_wait();  // every addition is in before the next read
+    state.round_end->arrive_and_wait();  // every addition is in before the next read
   }
 }
 
