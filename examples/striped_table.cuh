@@ -117,6 +117,9 @@ class table {
     allocate(&view_.keys, slots * sizeof(std::uint64_t));
     allocate(&view_.counts, slots * sizeof(std::uint64_t));
     allocate(&view_.locks, stripes * sizeof(Lock));
+    if (reinterpret_cast<std::uintptr_t>(view_.locks) % alignof(Lock) != 0) {
+      throw unisync::error("striped_table: cudaMallocManaged returned memory the lock type cannot be aligned in");
+    }
     for (std::uint32_t stripe = 0; stripe < stripes; ++stripe) new (&view_.locks[stripe]) Lock();
     int device = 0;
     cudaGetDevice(&device);

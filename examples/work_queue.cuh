@@ -183,6 +183,7 @@ inline std::int64_t clock_offset()
   constexpr std::uint32_t probes = 64;
   auto probe = unisync::make_managed<clock_probe>(unisync::memory_advice::prefer_host);
   answer_clock_probes<<<1, 1>>>(probe.get(), probes);
+  if (cudaGetLastError() != cudaSuccess) throw unisync::error("work_queue: the clock probe kernel did not launch");
   std::int64_t best_offset = 0;
   std::int64_t best_round_trip = INT64_MAX;
   for (std::uint32_t round = 1; round <= probes; ++round) {

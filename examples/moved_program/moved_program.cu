@@ -40,6 +40,7 @@ long long run_with_unisync(int cpu_workers, int gpu_blocks, int gpu_threads, int
   auto total = unisync::make_managed<long long>(1);
   moved_state const shared{lock.get(), computing.get(), round_end.get(), total.get()};
   run_gpu_workers<<<gpu_blocks, gpu_threads>>>(shared, cpu_workers, rounds);
+  if (cudaGetLastError() != cudaSuccess) return -1;  // the CPU workers would wait for it
   std::vector<std::thread> threads;
   for (int worker = 0; worker < cpu_workers; ++worker) {
     threads.emplace_back([shared, worker, rounds] { run_worker(shared, worker, rounds); });

@@ -85,8 +85,9 @@ class basic_latch {
   /// waiter. Never waits. Preconditions (checked in debug builds): 0 <= update <= the
   /// count left (a side checks what it can see without crossing the link: its own total,
   /// and on the CPU the GPU's report; a waiter reports a total beyond `expected`). Cost:
-  /// one release fetch_add (fetch_sub below system scope, or in flat mode); on the GPU
-  /// side of a system-scope latch, the count_down that finds no report under way also
+  /// one release fetch_add (acq_rel on the GPU side of a system-scope latch; fetch_sub
+  /// below system scope, or in flat mode); on the GPU side of a system-scope latch, the
+  /// count_down that finds no report under way also
   /// stores the GPU's total across the link and ends its turn with a compare-and-swap.
   /// On the device the converged lanes of a warp that count down the same latch by the
   /// same update do it with one atomic.

@@ -43,7 +43,9 @@ namespace unisync {
  * The other side's permits thus arrive in batches of one per T acquisitions while both
  * sides are busy (with N = 1: turns of T acquisitions), and at once when the releasing
  * side has no waiter. In equilibrium each side sends as often as it acquires T times, so
- * both sides acquire at about the same rate whatever their speeds.
+ * the sides' acquisitions stand about as their turns do (CPU : GPU = cpu_turn : gpu_turn,
+ * 2 : 1 by default); measured on the H100 (benchmark/results/h100-new-types) the CPU side
+ * took 0.46-0.71 of them at N = 8, and with N = 1, one CPU thread and many blocks, 0.06-0.16.
  *
  * A side with no threads left cannot answer: a kernel that finished with permits in its
  * side's pool, or a producer whose release found the other side not yet hungry. Its
@@ -91,9 +93,11 @@ namespace unisync {
  * it is still correct, only slower.
  *
  * When to choose it: the default semaphore for CPU and GPU threads together over PCIe.
- * For threads of one side alone its local path is basic_counting_semaphore's (plus one
- * load of the link per T acquisitions); for GPU threads alone a device-scope
- * basic_counting_semaphore is faster still.
+ * For threads of one side alone its local path is basic_counting_semaphore's algorithm
+ * (plus one load of the link per T acquisitions) at system scope, which the steal needs:
+ * on the H100 GPU blocks alone did 0.25-0.58x of the flat semaphore's pairs/s, CPU
+ * threads alone 0.67-1.16x; for one side alone use basic_counting_semaphore (at device
+ * scope for GPU threads).
  *
  * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
  *                       `semaphore_max`.
@@ -140,7 +144,7 @@ class basic_partitioned_semaphore {
   /// Takes a free permit of the calling side's pool; never blocks, never takes a ticket
   /// it does not use. When none is free it reads the link once for permits sent to the
   /// side and asks for one (so that repeated tries succeed once the other side answers);
-  /// it never takes the other side's pool. Cost: two loads and at most one
+  /// it never takes the other side's pool. Cost: three loads and at most one
   /// compare-exchange in the side's memory; when that fails, about as much on the link.
   UNISYNC_HOST_DEVICE bool try_acquire() noexcept;
 

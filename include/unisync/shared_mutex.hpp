@@ -46,8 +46,8 @@ namespace unisync {
  * the GPU word); whoever finds the bit taken leaves the work to its holder, which looks
  * again before it lets go. Any other scope (`thread_scope_device`, GPU threads only) keeps
  * everything in one memory and spreads readers over `tuning::shared_mutex_reader_stripes`
- * words by multiprocessor, so that readers on different SMs do not contend; a writer reads
- * every stripe. Its writers' lock is a FIFO ticket lock at that scope.
+ * words by block index, so that readers of different blocks mostly do not contend; a
+ * writer reads every stripe. Its writers' lock is a FIFO ticket lock at that scope.
  *
  * Progress (checked in test/models/shared_mutex.pml): writers among themselves as the
  * writers' lock (cohort_mutex's bounded bypass at system scope, FIFO at device scope). Once

@@ -76,9 +76,9 @@ struct tuning {
   /// its permit to a hungry GPU side and queues again: with N = 1, the CPU's turn. Twice
   /// the GPU's, because a CPU acquire/release pair costs about a tenth of a GPU one (H100
   /// machine, flat counting_semaphore alone, N = 1: 9.3e6 pairs/s on one CPU thread, 8.4e5
-  /// on one block): longer CPU turns raise the pairs per second of a mixed cell, and at 2:1
-  /// the GPU keeps a third of the acquisitions (the issue asks at least a quarter). Not
-  /// yet measured on the semaphore itself: the H100 run of benchmark/cases decides.
+  /// on one block): longer CPU turns raise the pairs per second of a mixed cell. Measured
+  /// (benchmark/results/h100-new-types, N = 8, 2-15 CPU threads x 8-528 blocks): the CPU
+  /// side took 0.46-0.71 of the acquisitions; untuned otherwise.
   static constexpr cuda::std::uint32_t cpu_turn_acquisitions = 128;
   /// The same for the GPU side: a turn of 64 GPU acquisitions (about 70 us at 1.1 us per
   /// handoff) is many times the 4-6 us a permit takes across the link and back.
@@ -94,12 +94,11 @@ struct tuning {
   /// us), and each take migrates the other side's page (about 1 ms on the H100 machine),
   /// so it must be rare; far below the 10 ms longest wait the issue allows.
   static constexpr cuda::std::uint32_t steal_after_ns = 1000 * 1000;
-  /// A device-scope shared_mutex spreads its readers over this many reader words, by
-  /// multiprocessor (a reader registers on the word of its SM modulo this count), and a
-  /// writer polls every one of them. Not yet measured: 16 puts about 8 of the H100's 132
-  /// SMs on a word, so each word sees an eighth of the read-modify-writes of one central
-  /// word, while a writer's poll reads 16 lines; the benchmark's shared_mutex family at
-  /// device scope (gpu:132x1, read fraction 99%) is the case to choose it by.
+  /// A device-scope shared_mutex spreads its readers over this many reader words, by block
+  /// (a reader registers on the word of its block index modulo this count), and a writer
+  /// polls every one of them: each word sees a sixteenth of the read-modify-writes of one
+  /// central word, a writer's poll reads 16 lines. Only 16 was measured (H100, 132 blocks,
+  /// 99% reads: 1.18e7 shared sections/s); other counts are untried.
   static constexpr cuda::std::uint32_t shared_mutex_reader_stripes = 16;
 };
 

@@ -46,12 +46,12 @@ inline cuda::std::uint32_t host_thread_number() noexcept
 }
 
 /// A small number that tells threads apart, for spreading them over striped counters: the
-/// multiprocessor on the device (a thread never leaves its SM), the host thread's number on
-/// the host. The same thread always gets the same number.
+/// block's index in its grid on the device, the host thread's number on the host. The same
+/// thread always gets the same number, so that it leaves the stripe it joined. (Not the
+/// multiprocessor: PTX lets %smid change while a thread runs, after a preemption.)
 UNISYNC_HOST_DEVICE inline cuda::std::uint32_t stripe_hint() noexcept
 {
-  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
-                    (cuda::std::uint32_t smid; asm volatile("mov.u32 %0, %%smid;" : "=r"(smid)); return smid;),
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);),
                     (return host_thread_number();))
 }
 
