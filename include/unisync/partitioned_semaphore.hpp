@@ -92,7 +92,10 @@ namespace unisync {
  * system-scope atomic costs less than a handshake across the link. Without the advice
  * it is still correct, only slower.
  *
- * When to choose it: the default semaphore for CPU and GPU threads together over PCIe.
+ * When to choose it: CPU and GPU threads together over PCIe when waits must stay bounded
+ * (longest waits 0.7-21 ms on the H100 against libcu++'s up to 102 ms); libcu++'s unfair
+ * semaphore serves more acquisitions per second in most mixed cells with more than one
+ * block (README, Known limits).
  * For threads of one side alone its local path is basic_counting_semaphore's algorithm
  * (plus one load of the link per T acquisitions) at system scope, which the steal needs:
  * on the H100 GPU blocks alone did 0.25-0.58x of the flat semaphore's pairs/s, CPU
