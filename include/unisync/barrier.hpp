@@ -27,26 +27,41 @@ struct empty_completion {
  * @brief std::barrier that CPU threads and GPU threads share: a central phase counter with
  * hierarchical (block-count) arrival on the GPU.
  *
- * One 64-bit word holds the phase's parity (bit 63), an arrival count (bits 62..31) and
- * the participants of the current phase (bits 30..0). Each arrival adds its weight to
- * the count with one fetch_add; `arrive_and_drop()` also takes one from the participants
- * in the same addition. A phase starts with a count of zero; its first arrival, seeing
- * the zero, arms it with a second addition of 2^32 minus the participants its own result
- * shows, so that the phase's additions sum to exactly 2^32 and the last of them carries
- * out of the count into the parity: that atomic completes the phase, releases the
- * waiters, and leaves the count at zero for the next phase. No thread re-arms after a
- * phase, so the completing arrival does nothing more than acquire. With a completion
- * function the arm is one lower: the last addition stops one short of the carry, and
- * its thread runs the completion and then adds the carry. No other state is shared.
+ * One 64-bit word holds the open phase's number (bits 63..48, wrapping at 2^16), an arrival
+ * count (bits 47..23) and the participants of the next phase to open (bits 22..0). Each
+ * arrival adds its weight to the count with one fetch_add. A phase opens with a count of
+ * zero; its first arrival, seeing the zero, arms it with a second addition of
+ * `stop - participants` (the participants its own result shows), so that the phase's
+ * additions reach `stop` exactly when its last arrival is in. With the default completion
+ * `stop` is 2^25: the addition that reaches it carries out of the count into the phase
+ * number, which completes the phase, releases the waiters and leaves the count at zero
+ * for the next phase. With a completion function `stop` lies 2^23 below the carry: the
+ * addition that reaches it runs the completion, then adds the rest, which carries. No
+ * thread re-arms after a phase, so the completing arrival does nothing more than acquire.
+ * No other state is shared.
+ *
+ * More arrivals than a phase still needs (more threads than `expected` using the barrier,
+ * the 32 lanes of a warp on a barrier of 16) count in the next phases, in the order of
+ * their additions, as std's arrivals do: an addition past `stop` carries its excess into
+ * the next phase (with a completion function the excess waits below the carry while the
+ * completion runs), and the thread whose addition left arrivals in a phase that nobody
+ * armed arms it, which may complete it in turn. Each arrival's phase follows from the
+ * count its addition found: within the room left in the open phase, or past it, a whole
+ * number of phases of `participants` each. `arrive_and_drop()` changes the participants,
+ * so it never adds while the open phase is unarmed or running its completion: it waits
+ * for that thread (already inside its arrival) and adds with a compare-and-swap.
+ *
  * Waiters poll the word, pausing in proportion to the arrivals still missing measured in
  * their own arrival's weight (a block of 128 threads waits in units of blocks, not
- * threads). At system scope, host waiters of a barrier with many participants poll a hint
+ * threads), and compare phase numbers as a wrapping counter: a waiter must look within
+ * 2^15 phases of its own, which only a barrier used by more threads than it expects can
+ * outrun. At system scope, host waiters of a barrier with many participants poll a hint
  * line that the completing thread stores after its carry, and read the word once it
- * changes (see open_parity_).
+ * changes (see open_phase_).
  *
- * The completion function runs exactly once per phase, in the last arriving thread,
- * before anyone is released, on whichever side that thread is: when CPU and GPU threads
- * participate it must be callable on both (`__host__ __device__`).
+ * The completion function runs exactly once per phase, in the thread whose addition
+ * completed the phase, before anyone is released, on whichever side that thread is: when
+ * CPU and GPU threads participate it must be callable on both (`__host__ __device__`).
  *
  * Memory ordering: everything any participant did before arriving in a phase is visible
  * to the completion function and to every participant after its wait for that phase
@@ -54,11 +69,11 @@ struct empty_completion {
  * the completing carry they form one release sequence, so the addition that completes
  * the phase (an arrival's, or the arm's, which acquires too) acquires every earlier
  * arrival and the previous completion. Waiters poll with acquire loads; the one that
- * finds the parity moved synchronizes with every arrival of the phase and, with a
+ * finds the phase number moved synchronizes with every arrival of the phase and, with a
  * completion function, with the release that follows it. Group arrivals rely on the
- * group's barrier (bar.sync / __syncwarp), which orders the group's writes before the leader's release and
- * the leader's acquire before the group's later reads: PTX releases and acquires are
- * cumulative.
+ * group's barrier (bar.sync / __syncwarp), which orders the group's writes before the
+ * leader's release and the leader's acquire before the group's later reads: PTX releases
+ * and acquires are cumulative.
  *
  * Why the completing arrival must do nothing more (benchmark/results/h100): the thread
  * that completes a phase is the likeliest to arrive last in the next one, so whatever it
@@ -83,19 +98,20 @@ class basic_barrier {
 
    private:
     friend class basic_barrier;
-    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t parity, cuda::std::uint32_t weight, bool completed_phase,
+    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight, bool completed_phase,
                                       bool polls_hint) noexcept
-        : parity_(parity), weight_(weight), completed_phase_(completed_phase), polls_hint_(polls_hint)
+        : phase_(phase), weight_(weight), completed_phase_(completed_phase), polls_hint_(polls_hint)
     {
     }
-    cuda::std::uint32_t parity_ = 0;  // the phase's parity: a waiter is at most one phase behind
+    cuda::std::uint32_t phase_ = 0;   // the phase's number (16 bits, wrapping)
     cuda::std::uint32_t weight_ = 1;  // the arrival's update: the unit a waiter counts in
-    bool completed_phase_ = false;    // this arrival completed and acquired the phase already
-    bool polls_hint_ = false;         // a host waiter among many: polls open_parity_ first
+    bool completed_phase_ = false;    // this arrival's additions completed and acquired the phase already
+    bool polls_hint_ = false;         // a host waiter among many: polls open_phase_ first
   };
 
-  /// The largest expected count: 2^31 - 1.
-  UNISYNC_HOST_DEVICE static constexpr cuda::std::ptrdiff_t max() noexcept { return 0x7fffffff; }
+  /// The largest expected count: 2^23 - 1 (8 388 607: thirty times the threads an H100
+  /// keeps resident). The word's other bits number the phases.
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::ptrdiff_t max() noexcept { return participants_mask; }
 
   /// Preconditions: 0 <= expected <= max(), checked in every build (a constant-expression
   /// construction with a bad value does not compile).
@@ -110,10 +126,11 @@ class basic_barrier {
   basic_barrier& operator=(basic_barrier const&) = delete;
 
   /// Counts `update` arrivals in the current phase. Preconditions (checked in debug
-  /// builds): update > 0 and at most the arrivals still missing. Cost: one acquire-release
-  /// fetch_add at `Scope`; the phase's first arrival adds the arm with a second one (and
-  /// the arrival that completes the phase runs the completion and adds the carry, with a
-  /// completion function).
+  /// builds): update > 0 and at most the arrivals still missing in the phase it lands in
+  /// (more, and the excess counts in the next phases; the token is that of the last).
+  /// Never waits. Cost: one acquire-release fetch_add at `Scope`; the phase's first arrival
+  /// adds the arm with a second one (and the arrival that completes the phase runs the
+  /// completion and adds the carry, with a completion function).
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
   /// Blocks until the phase of `token` has completed. Cost: one acquire load per poll;
@@ -139,19 +156,24 @@ class basic_barrier {
   }
   /// @}
 
-  /// arrive() then wait(). Progress: blocks until every participant has arrived. On the
-  /// device, the threads of a warp that call it together arrive with one atomic (a
-  /// coalesced group): each still counts as one arrival.
+  /// arrive() then wait(). Progress: blocks until every participant of its phase has
+  /// arrived. On the device, the threads of a warp that call it together on this barrier
+  /// arrive with one atomic: each still counts as one arrival, and each is released when
+  /// its own phase completes.
   UNISYNC_HOST_DEVICE void arrive_and_wait();
 
   /// Arrives in the current phase and removes the calling participant from later phases.
+  /// Never waits for a participant that has not arrived; may wait for the thread arming
+  /// the open phase or running its completion to finish that (see the class comment).
+  /// Cost: a load and a compare-and-swap at `Scope`, more under contention.
   UNISYNC_HOST_DEVICE void arrive_and_drop();
 
 #if defined(__CUDACC__)
   /// Block-collective arrival: every thread of `group` (a cooperative-groups thread_block
   /// or thread_block_tile) calls it; the group counts its threads (`__syncthreads_count`
   /// or a ballot), its leader adds them with ONE atomic and waits, then the group
-  /// synchronizes. Every thread still counts as one arrival toward `expected`.
+  /// synchronizes. Every thread still counts as one arrival toward `expected`; the group
+  /// leaves together, when the phase of its last arrival completes.
   template <class Group, class = detail::enable_if_group_t<Group>>
   __device__ void arrive_and_wait(Group const& group);
 #endif  // defined(__CUDACC__)
@@ -160,51 +182,92 @@ class basic_barrier {
   friend struct detail::test_access;
 
   // The word's layout (see the class comment).
-  static constexpr int count_shift = 31;
-  static constexpr int parity_shift = 63;
+  static constexpr int count_shift = 23;
+  static constexpr int phase_shift = 48;
   static constexpr cuda::std::uint64_t participants_mask = (cuda::std::uint64_t{1} << count_shift) - 1;
-  // With the default completion the last addition of a phase (arm or arrival) carries into
-  // the parity; with a completion function arm + arrivals stop one short of the carry,
-  // which the completing thread adds after running the completion.
+  static constexpr cuda::std::uint32_t count_mask = (1u << 25) - 1;
+  static constexpr cuda::std::uint32_t phase_mask = 0xffffu;
+  // The count carries into the phase number at carry_count; an armed count is at least
+  // armed_min (participants < 2^23), below that the count holds the arrivals of a phase
+  // whose first arrival has not armed it yet.
+  static constexpr cuda::std::uint32_t carry_count = 1u << 25;
+  static constexpr cuda::std::uint32_t armed_min = 1u << 24;
+  // With the default completion the addition that completes a phase carries; with a
+  // completion function the phase's arrivals reach stop_count, 2^23 below the carry, and
+  // arrivals of the next phase may come in above it while the completion runs.
   static constexpr bool completes_in_arrival = cuda::std::is_same_v<CompletionFunction, empty_completion>;
-  static constexpr cuda::std::uint32_t completion_step = completes_in_arrival ? 0u : 1u;
+  static constexpr cuda::std::uint32_t completion_headroom = completes_in_arrival ? 0u : 1u << 23;
+  static constexpr cuda::std::uint32_t stop_count = carry_count - completion_headroom;
 
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t count_of(cuda::std::uint64_t word) noexcept
   {
-    return static_cast<cuda::std::uint32_t>(word >> count_shift);
+    return static_cast<cuda::std::uint32_t>(word >> count_shift) & count_mask;
   }
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t participants_of(cuda::std::uint64_t word) noexcept
   {
     return static_cast<cuda::std::uint32_t>(word & participants_mask);
   }
-  /// An armed count is at least 2^31 (participants <= max()); below that the count holds
-  /// the arrivals of a phase whose first arrival has not armed it yet.
-  UNISYNC_HOST_DEVICE static constexpr bool is_armed(cuda::std::uint32_t count) noexcept
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t phase_of(cuda::std::uint64_t word) noexcept
   {
-    return count >= 0x80000000u;
+    return static_cast<cuda::std::uint32_t>(word >> phase_shift);
   }
-  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t missing_of(cuda::std::uint32_t count) noexcept
+  UNISYNC_HOST_DEVICE static constexpr bool is_armed(cuda::std::uint32_t count) noexcept { return count >= armed_min; }
+  /// True when phase `phase` has completed in a word whose open phase is `open`: phase
+  /// numbers wrap, so the difference decides (the open phase is at most 2^15 ahead).
+  UNISYNC_HOST_DEVICE static constexpr bool has_completed(cuda::std::uint32_t open, cuda::std::uint32_t phase) noexcept
   {
-    return 0u - completion_step - count;
+    return ((open - phase - 1u) & phase_mask) < 0x8000u;
+  }
+  /// An addition from `before` of `added` count units reached the phase's stop.
+  UNISYNC_HOST_DEVICE static constexpr bool completes(cuda::std::uint64_t before, cuda::std::uint32_t added) noexcept
+  {
+    return count_of(before) < stop_count && count_of(before) + added >= stop_count;
   }
 
-  UNISYNC_HOST_DEVICE arrival_token arrive_counting(cuda::std::uint32_t weight, bool drops);
-  UNISYNC_HOST_DEVICE void complete_phase(cuda::std::uint32_t parity);
+  /// Where one addition of `weight` arrivals put each of them, rank 0 counted first: the
+  /// ranks below `room` in `phase`, the others in the phases after it, `participants`
+  /// each. What a warp's lanes share to learn their own phases (detail/groups.hpp).
+  struct arrivals_placed {
+    cuda::std::uint32_t phase = 0;
+    cuda::std::uint32_t room = 0;
+    cuda::std::uint32_t participants = 1;
+    cuda::std::uint32_t open_phase = 0;  // the phase open after the adding thread's own additions
+    cuda::std::uint32_t weight = 0;
+    cuda::std::uint32_t polls_hint = 0;
+    UNISYNC_HOST_DEVICE bool span_phases() const noexcept { return weight > room; }
+    UNISYNC_HOST_DEVICE cuda::std::uint32_t phase_of(cuda::std::uint32_t rank) const noexcept
+    {
+      return rank < room ? phase : (phase + 1u + (rank - room) / participants) & phase_mask;
+    }
+    UNISYNC_HOST_DEVICE arrival_token token_of(cuda::std::uint32_t rank) const noexcept
+    {
+      cuda::std::uint32_t const its_phase = phase_of(rank);
+      return arrival_token(its_phase, weight, has_completed(open_phase, its_phase), polls_hint != 0);
+    }
+  };
+
+  UNISYNC_HOST_DEVICE arrivals_placed arrive_placed(cuda::std::uint32_t weight);
+  UNISYNC_HOST_DEVICE static arrivals_placed place(cuda::std::uint64_t before, cuda::std::uint64_t after,
+                                                   cuda::std::uint32_t weight);
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t settle(cuda::std::uint64_t before, cuda::std::uint64_t after,
+                                                 cuda::std::uint32_t added, bool arms);
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t complete_phase(cuda::std::uint64_t after);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token, cuda::std::memory_order order,
                                                               bool trust_hint) const;
   UNISYNC_HOST_DEVICE bool try_wait_within(arrival_token const& token, cuda::std::uint64_t timeout_ns) const;
 
-  // Parity | arrival count | participants. Written by every arrival, arm and carry (fetch_add).
+  // Phase | arrival count | participants. Written by every arrival, arm and carry
+  // (fetch_add), and by drops (compare-and-swap).
   alignas(detail::cache_line_size) cuda::std::uint64_t word_;
   // Run only by the threads that complete phases, one after another, on a line of its own.
   alignas(detail::cache_line_size) CompletionFunction completion_;
-  // System scope: the parity of the open phase, stored (relaxed) by the thread that
+  // System scope: the number of the open phase, stored (relaxed) by the thread that
   // completes a phase, after its carry. Host waiters of a barrier with many participants
   // (tuning::host_hint_min_participants) poll this line and look at the word only once it
   // changes (and at every 64th poll, detail::hint_polls): every poll of the word takes a
   // shared copy of its line, which the next arrival's read-modify-write must take back
   // from every waiter. It is a hint; the waiters decide and synchronize on the word.
-  alignas(detail::cache_line_size) cuda::std::uint32_t open_parity_ = 0;
+  alignas(detail::cache_line_size) cuda::std::uint32_t open_phase_ = 0;
 };
 
 /// std::barrier at system scope, shared by CPU and GPU threads.

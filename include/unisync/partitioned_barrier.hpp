@@ -58,10 +58,14 @@ namespace unisync {
  * first phase's last arriver learns the split from those counts and arms the side words.
  * From then on each side expects the arrivals it had in the previous phase minus its
  * `arrive_and_drop()`s. Precondition: participants do not move between sides after the
- * first phase (the same threads arrive every phase, the ordinary use of a barrier). An
- * arrival beyond its side's share is reported (host: unisync::error, device: trap) when it
- * finds the side's phase armed, or when it is the phase's first arrival; one that slips
- * in before the arm is reported by the arming arrival.
+ * first phase (the same threads arrive every phase, the ordinary use of a barrier), and
+ * no more threads use it than it expects: unlike `basic_barrier`, it does not count
+ * arrivals beyond a phase in the next one (32 lanes of a warp on a barrier of 16), since
+ * the split it learns is the set of threads that arrive in each phase. An arrival beyond
+ * the first phase's missing count or its side's share is reported (host: unisync::error,
+ * device: trap), in every build: in the first phase by its own addition; later when it
+ * finds the side's phase armed, or when it is the phase's first arrival, and one that
+ * slips in before the arm by the arming arrival.
  *
  * The completion function runs exactly once per phase, before anyone is released, in one
  * of the phase's leaders' `arrive()`: in the first phase (and always in flat mode) in the

@@ -9,9 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -191,14 +195,134 @@ TYPED_TEST(ConformanceBarrier, SplitPhaseWorksInEveryPhase)
 }
 
 // [thread.barrier.class] each phase completion step starts the next phase exactly once:
-// the open phase's parity flips once per arrive_and_wait of a sole participant.
-TEST(ConformanceBarrierPhase, TheParityFlipsOncePerPhase)
+// the open phase's number advances once per arrive_and_wait of a sole participant.
+TEST(ConformanceBarrierPhase, ThePhaseAdvancesOncePerPhase)
 {
   unisync::barrier<> barrier(1);
   for (std::uint32_t phase = 0; phase < 8; ++phase) {
-    EXPECT_EQ(unisync::detail::test_access::parity(barrier), phase & 1u);
+    EXPECT_EQ(unisync::detail::test_access::open_phase(barrier), phase);
     barrier.arrive_and_wait();
   }
+}
+
+/// Rounds of a test: every thread waits here until all of them reached the end of the
+/// round (a plain condition variable, not the barrier under test).
+class round_gate {
+ public:
+  explicit round_gate(unsigned threads) : threads_(threads) {}
+  void pass()
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    unsigned const round = round_;
+    if (++arrived_ == threads_) {
+      arrived_ = 0;
+      ++round_;
+      changed_.notify_all();
+      return;
+    }
+    changed_.wait(lock, [&] { return round_ != round; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  unsigned const threads_;
+  unsigned arrived_ = 0;
+  unsigned round_ = 0;
+};
+
+/// Counts the runs of a barrier's completion function.
+struct counting_completion {
+  std::atomic<std::uint32_t>* runs;
+  void operator()() const noexcept { runs->fetch_add(1, std::memory_order_relaxed); }
+};
+
+/// `multiple` times `expected` threads arrive_and_wait() once per round on a barrier of
+/// `expected`, rounds apart: each round is `multiple` phases. Checks that the phases
+/// advance by exactly that much per round and that no thread leaves before its own
+/// phase completed: at most j * expected threads of a round may leave having seen only
+/// its first j phases complete.
+template <class Completion>
+void check_oversubscribed(std::uint32_t expected, std::uint32_t multiple, std::uint32_t rounds)
+{
+  std::uint32_t const threads = expected * multiple;
+  auto runs = std::make_shared<std::atomic<std::uint32_t>>(0);
+  auto barrier = [&] {
+    if constexpr (std::is_same_v<Completion, unisync::empty_completion>) {
+      return std::make_shared<unisync::barrier<>>(expected);
+    } else {
+      return std::make_shared<unisync::barrier<Completion>>(expected, Completion{runs.get()});
+    }
+  }();
+  auto gate = std::make_shared<round_gate>(threads);
+  // completions_seen[r * threads + t]: the phases thread t saw completed when it left round r
+  auto seen = std::make_shared<std::vector<std::uint32_t>>(std::size_t{rounds} * threads);
+  std::vector<std::unique_ptr<bounded_thread>> running;
+  for (std::uint32_t thread = 0; thread < threads; ++thread) {
+    running.push_back(std::make_unique<bounded_thread>([=] {
+      for (std::uint32_t round = 0; round < rounds; ++round) {
+        barrier->arrive_and_wait();
+        (*seen)[std::size_t{round} * threads + thread] = unisync::detail::test_access::open_phase(*barrier);
+        gate->pass();
+      }
+    }));
+  }
+  for (auto& thread : running) ASSERT_TRUE(thread->returned_within()) << "a round never completed its phases";
+  EXPECT_EQ(unisync::detail::test_access::open_phase(*barrier), rounds * multiple);
+  if constexpr (!std::is_same_v<Completion, unisync::empty_completion>) {
+    EXPECT_EQ(runs->load(), rounds * multiple) << "one completion per phase";
+  }
+  for (std::uint32_t round = 0; round < rounds; ++round) {
+    for (std::uint32_t completed = round * multiple; completed < (round + 1) * multiple; ++completed) {
+      auto const begin = seen->begin() + std::ptrdiff_t{round} * threads;
+      auto const left = static_cast<std::uint32_t>(
+          std::count_if(begin, begin + threads, [&](std::uint32_t phases) { return phases <= completed; }));
+      EXPECT_LE(left, (completed - round * multiple) * expected)
+          << left << " threads left round " << round << " with " << completed << " phases completed";
+    }
+  }
+}
+
+// [thread.barrier.class] arrive: "decrements the expected count by update"; at zero the
+// phase completes and the next phase starts with the expected count reset: arrivals
+// beyond a phase's expected count (more threads than the barrier expects) are arrivals of
+// the next phase, and their waits return when that phase completes. Threads race into
+// each phase, before its first arrival has armed it and, with a completion function,
+// while it runs.
+TEST(ConformanceBarrierMoreThreadsThanExpected, ArrivalsBeyondAPhaseCountInTheNext)
+{
+  for (std::uint32_t expected : {1u, 2u, 3u}) {
+    for (std::uint32_t multiple : {2u, 3u}) {
+      check_oversubscribed<unisync::empty_completion>(expected, multiple, 300);
+      check_oversubscribed<counting_completion>(expected, multiple, 300);
+    }
+  }
+}
+
+// [thread.barrier.class] the same for one addition of several arrivals (a warp's lanes
+// or a block, as the device's group arrivals add them): its arrivals fill the open phase,
+// then whole phases, in order, and each one's token is that of its own phase.
+TEST(ConformanceBarrierMoreThreadsThanExpected, OneAdditionOfSeveralArrivalsSpansPhases)
+{
+  using unisync::detail::test_access;
+  std::atomic<std::uint32_t> runs{0};
+  unisync::barrier<counting_completion> barrier(3, counting_completion{&runs});
+  auto first = barrier.arrive();                        // phase 0: 1 of 3
+  auto const placed = test_access::arrive_lanes(barrier, 6);  // 2 in phase 0, 3 in phase 1, 1 in phase 2
+  EXPECT_EQ(placed.phase_of(0), 0u);
+  EXPECT_EQ(placed.phase_of(1), 0u);
+  for (std::uint32_t rank = 2; rank < 5; ++rank) EXPECT_EQ(placed.phase_of(rank), 1u) << "rank " << rank;
+  EXPECT_EQ(placed.phase_of(5), 2u);
+  EXPECT_EQ(runs.load(), 2u) << "the addition completed phases 0 and 1";
+  EXPECT_TRUE(barrier.try_wait(first));
+  EXPECT_TRUE(barrier.try_wait(placed.token_of(4)));
+  auto last = placed.token_of(5);
+  EXPECT_FALSE(barrier.try_wait(last)) << "phase 2 has 1 of its 3 arrivals";
+  auto rest = test_access::arrive_lanes(barrier, 2);
+  EXPECT_TRUE(barrier.try_wait(last));
+  EXPECT_TRUE(barrier.try_wait(rest.token_of(1)));
+  EXPECT_EQ(runs.load(), 3u);
+  EXPECT_EQ(test_access::open_phase(barrier), 3u);
 }
 
 // [thread.barrier.class] arrive never blocks, with participants on both sides of a

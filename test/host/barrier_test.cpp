@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -271,6 +272,30 @@ TEST(HostPartitionedBarrier, RefusesArrivalsBeyondTheSidesShare)
     EXPECT_NE(std::string(refused.what()).find("must not move between the CPU and the GPU"), std::string::npos)
         << refused.what();
   }
+}
+
+TEST(HostPartitionedBarrier, RefusesMoreArrivalsThanTheFirstPhaseExpects)
+{
+  // More threads than expected (a warp's 32 lanes on a barrier of 16 arrive as one
+  // addition): the partitioned barrier learns its split from who arrives in each phase,
+  // so it refuses them instead of corrupting its phase number.
+  auto barrier = std::make_unique<unisync::partitioned_barrier<>>(2);
+  try {
+    static_cast<void>(barrier->arrive(3));
+    FAIL() << "three arrivals were accepted in a phase of two";
+  } catch (unisync::error const& refused) {
+    EXPECT_NE(std::string(refused.what()).find("more arrivals in a phase than it expects"), std::string::npos)
+        << refused.what();
+  }
+}
+
+TEST(HostBarrier, AnArrivalAtABarrierWithoutParticipantsIsRefused)
+{
+  unisync::barrier<> none(0);
+  EXPECT_THROW(static_cast<void>(none.arrive()), unisync::error);
+  unisync::barrier<> alone(1);
+  alone.arrive_and_drop();  // completes its phase and leaves no participant
+  EXPECT_THROW(static_cast<void>(alone.arrive()), unisync::error);
 }
 
 TEST(HostPartitionedBarrier, ConstantExpressionConstruction)

@@ -1,43 +1,63 @@
 /*
  * barrier.pml - unisync::basic_barrier, the central phase barrier with arrive_and_drop(),
- * with the default completion or with a completion function (-DCOMPLETION).
+ * with the default completion or with a completion function (-DCOMPLETION), also used by
+ * more threads than it expects (-DOVER).
  *
  * Mirrors include/unisync/detail/barrier.inl (contract: include/unisync/barrier.hpp):
- *   arrive_counting(w, drop)  before = word_.fetch_add((w << 31) - drop, acq_rel);
- *                      count = count_of(before); debug check (w at most the missing
- *                      arrivals, or the participants before the arm); reached = count + w;
- *                      if count == 0 (the phase's first arrival):
- *                        arm = 2^32 - step - participants(before);
- *                        reached = count_of(word_.fetch_add(arm << 31, acquire)) + arm;
- *                      if reached == 2^32 - step: complete_phase(); token completed
- *   complete_phase()   with a completion function: completion_(), then
- *                      word_.fetch_add(1 << 31, release) (the carry)
- *   wait(token)        returns at once for a completed token; else wait_for_turn until the
- *                      parity bit of word_ != token.parity_ (acquire polls)
- *   arrive_and_wait()  wait(arrive(1)); a group arrives as wait(arrive(group size))
- *   arrive_and_drop()  arrive_counting(1, true)
- * Memory words: word_ is one 64-bit word, parity (1 bit) | count (32 bits) | participants
- * (31 bits), changed only by fetch_add; an addition that carries out of the count flips
- * the parity. Here the count is modulo CMOD (16: 4 bits, room for the armed counts of up
- * to 4 participants above CMOD/2 and the early arrivals below), so it wraps to zero at
- * every phase; step is 0 (default completion) or 1 (-DCOMPLETION).
+ *   arrive_placed(w)   before = word_.fetch_add(w << 23, acq_rel); after = before + added;
+ *                      arms = count(before) == 0;
+ *                      if arms || completes(before, w): after = settle(...)
+ *                      place(before, after, w): the phase of each rank
+ *   completes(b, a)    count(b) < STOP && count(b) + a >= STOP
+ *   settle(b, a, n, arms)  loop { if completes(b, n): a = complete_phase(a);
+ *                        arms = count(a) != 0 (arrivals beyond the phase are in the next);
+ *                      if !arms: return a;
+ *                      arm = STOP - participants(a); b = word_.fetch_add(arm, acquire);
+ *                      a = b + arm; n = arm; arms = false }
+ *   complete_phase(a)  with a completion function: completion_(), then
+ *                      a = word_.fetch_add(HEADROOM, release) + HEADROOM (the carry)
+ *   place(b, a, w)     armed count below STOP: rank r < STOP - count in phase(b); else
+ *                      position = count (or count - STOP above the stop), in phase
+ *                      phase(b) (+1 above the stop) + position / P, room P - position % P;
+ *                      later ranks one phase of P each; a token is completed when its
+ *                      phase is below the phase open in `a`
+ *   wait(token)        returns at once for a completed token; else polls until the word's
+ *                      phase number has passed the token's (acquire polls)
+ *   arrive_and_drop()  waits until the count is 0 or armed below STOP, then one
+ *                      compare-and-swap: one arrival (with the arm, when the count was
+ *                      0) and one participant fewer; settle if it reached the stop
+ * Memory words: word_ is one 64-bit word, phase number (16 bits) | count (25 bits) |
+ * participants (23 bits); an addition that carries out of the count advances the phase
+ * number. Here the count is modulo CMOD (32), armed counts are at least CMOD/2 (room for
+ * up to 8 participants), STOP is CMOD (default completion) or CMOD - 8 (-DCOMPLETION:
+ * arrivals of the next phase come in above the stop while the completion runs), and the
+ * phase number is a byte (the model runs fewer than 128 phases: no wrap).
  *
- * Not modeled: the host waiters' hint (open_parity_, system scope). The thread that
+ * The specification is std's barrier, as an abstract counter beside the code: every
+ * arrival, in the order of the atomic additions that count it, takes the abstract
+ * current phase and decrements its expected count; at zero the abstract phase ends and
+ * the next starts with the participants left by the drops counted so far. Checked: each
+ * arrival's phase as the code places it (place) is its abstract phase; the code's
+ * completion (the carry, or the completion function) of phase k happens once, after every
+ * arrival of abstract phase k; nobody's wait for phase k returns before that completion
+ * (with a completion function, before it ran); every arm is for exactly the abstract
+ * participants of its phase.
+ *
+ * Not modeled: the host waiters' hint (open_phase_, system scope). The thread that
  * completes a phase stores it after its carry; a host waiter among many polls it, but
  * decides only on the word, and every 64th poll reads the word regardless
  * (detail::hint_polls), so the hint changes when a waiter looks, never what it sees:
  * nondeterministically skipping the hint is the waiter modeled here.
  *
  * Memory model: sequential consistency. Every read-modify-write of the code is one
- * atomic Promela step. The memory orders (acquire-release arrivals, acquiring arm,
- * acquire polls of the waiters) are not modeled: the header argues
- * separately that they give the same guarantees on the PTX / C++ memory models. Ghost
- * variables are updated inside the step they describe. The poll of wait() changes no
- * shared state while it fails, so it is modeled as a guard that blocks until the parity
- * differs from the token's (equivalent up to stuttering).
+ * atomic Promela step; a drop's load and compare-and-swap retried until it succeeds is
+ * one guarded atomic step (equivalent up to stuttering). The memory orders are not
+ * modeled: the header argues separately that they give the same guarantees on the PTX /
+ * C++ memory models. The poll of wait() changes no shared state while it fails, so it is
+ * modeled as a guard that blocks until the phase number has passed the token's.
  *
- * Actors: 3 participants and PHASES (default 5) phases. P0 arrives with weight W0
- * (default 1; -DW0=2 models a group of two threads counted with one addition, as
+ * Actors (default): 3 participants and PHASES (default 5) phases. P0 arrives with weight
+ * W0 (default 1; -DW0=2 models a group of two threads counted with one addition, as
  * arrive_and_wait(group) and the device's warp arrival do) and P1 with weight 1; both
  * arrive_and_wait() in every phase. P2 arrive_and_wait()s until phase DROP_PHASE
  * (default 1), where it arrive_and_drop()s and leaves; with -DD1=k P1 does the same in
@@ -48,20 +68,22 @@
  * while it takes part, else P0) arrives, then sets sig[k], then waits; every other
  * participant of phase k waits for sig[k] before it arrives. A barrier whose arrive()
  * waited for the others would deadlock here.
+ * -DOVER: the barrier expects 2 and the three participants (P0 with weight W0, default
+ * 2 here: a warp's two lanes counted with one addition, each lane released in its own
+ * phase) arrive_and_wait() once per round, ROUNDS (default 2) rounds, an ideal round
+ * barrier between rounds: every round is two phases, arrivals race into the next phase
+ * before the first arrival's arm, a group spans two phases, and with -DCOMPLETION
+ * arrivals come in while the completion runs. -DOVER -DDROPPER: P2 arrive_and_drop()s
+ * in round 1 and P1 arrives twice a round from then on.
  *
  * Proves (check_model.sh):
- *   --safety         nobody leaves phase k before every participant of phase k arrived
- *                    (and, with -DCOMPLETION, before the completion of phase k ran); the
- *                    phase completes exactly once (one carry, one completion run) after
- *                    all of its arrivals; every arrival is in its own phase and never
- *                    exceeds the missing count; the first arrival arms with exactly the
- *                    phase's participants (the drop is applied); exactly one thread
- *                    completes each phase; no deadlock (no invalid end state), also
- *                    under split-phase use and with one participant
+ *   --safety         the specification above; exactly one thread completes each phase;
+ *                    no deadlock (no invalid end state), also under split-phase use, with
+ *                    one participant, and used by more threads than it expects
  *   --ltl all_finish under weak fairness every participant eventually finishes
  * Seeded bugs:
- *   -DBUG_WAIT_INVERTED        wait() polls until parity == token: leaves at once
- *                              (assertion)
+ *   -DBUG_WAIT_INVERTED        wait() polls until the phase number has NOT passed the
+ *                              token's: leaves at once (assertion)
  *   -DBUG_ARM_AFTER_OWN_DROP   the first arrival arms with the participants after its
  *                              own drop: a phase whose first arrival is the dropper
  *                              completes one arrival early (assertion)
@@ -73,6 +95,14 @@
  *   -DBUG_CARRY_BEFORE_COMPLETION  the carry is added before the completion function
  *                              runs: a waiter leaves before it ran (assertion, with
  *                              -DCOMPLETION)
+ *   -DBUG_NO_LEFTOVER_ARM      (with -DOVER) the thread whose addition left arrivals in
+ *                              the next phase does not arm it: nobody does (deadlock)
+ *   -DBUG_OVER_SAME_PHASE      (with -DOVER) every rank of an addition is placed in the
+ *                              phase it found open: the lanes past it leave with the
+ *                              earlier phase (assertion)
+ *   -DBUG_DROP_UNARMED         (with -DOVER -DDROPPER) a drop adds while the open phase is
+ *                              unarmed: the arm then reads one participant too few
+ *                              (assertion)
  */
 
 #ifndef PHASES
@@ -81,137 +111,233 @@
 #ifndef DROP_PHASE
 #define DROP_PHASE 1
 #endif
+#ifndef ROUNDS
+#define ROUNDS 2
+#endif
+#ifdef OVER
+#ifndef W0
+#define W0 2
+#endif
+#define EXPECTED 2
+#else
 #ifndef W0
 #define W0 1
+#endif
+#define EXPECTED (W0 + 2)
 #endif
 #define NEVER 99
 #ifndef D1
 #define D1 NEVER
 #endif
-#define EXPECTED (W0 + 2)
-#define CMOD 16
-#define ARMED_FROM 8      /* an armed count is at least CMOD / 2 */
+#define CMOD 32
+#define ARMED_FROM 16     /* an armed count is at least CMOD / 2 */
 #ifdef COMPLETION
-#define STEP 1
+#define HEADROOM 8
 #else
-#define STEP 0
+#define HEADROOM 0
 #endif
-#define TARGET (CMOD - STEP)
+#define STOP (CMOD - HEADROOM)
+#define MAXPH 16
 
-bit parity = 0;             /* word_ >> 63 */
+byte phase = 0;             /* word_ >> 48 (no wrap in these runs) */
 byte count = 0;             /* the count field, modulo CMOD */
 byte parts = EXPECTED;      /* the participants field */
 
-/* ghosts */
-byte cur = 0;                  /* absolute number of the current phase */
-byte arrived[PHASES + 1];      /* arrival weight counted in each phase */
-byte completions[PHASES + 1];  /* runs of the completion function (or carries) per phase */
-byte completers[PHASES + 1];   /* threads that found reached == TARGET, per phase */
+/* ghosts: the abstract std barrier */
+byte abs_phase = 0;            /* the abstract current phase */
+byte abs_missing = EXPECTED;   /* its expected count still missing */
+byte abs_parts = EXPECTED;     /* the expected count of later phases */
+byte abs_first[MAXPH];         /* participants each abstract phase started with */
+byte completions[MAXPH];       /* runs of the completion function (or carries) per phase */
 byte finished = 0;             /* participants that are done */
 bit sig[PHASES + 1];           /* split-phase use: the signaller's action in phase k */
+byte round_in[ROUNDS + 1];     /* OVER: participants through round r */
 
-/* The arrival weight that phase k waits for: a dropper arrives in its drop phase. */
-#define IN(d, k) ((d) >= (k) -> 1 : 0)
-#define MEMBERS(k) (W0 + IN(D1, k) + IN(DROP_PHASE, k))
 #if defined(SPLIT)
+#define SPLIT_USE 1
+#define IN(d, k) ((d) >= (k) -> 1 : 0)
 #define SIGNALLER(k) ((k) % 2 == 1 && IN(D1, k) -> 1 : 0)
 #define SIGNALS(id, k) ((id) == SIGNALLER(k))
 #else
+#define SPLIT_USE 0
 #define SIGNALS(id, k) false
 #endif
 #define AWAITS_SIGNAL(id, k) (SPLIT_USE && !SIGNALS(id, k))
-#if defined(SPLIT)
-#define SPLIT_USE 1
-#else
-#define SPLIT_USE 0
-#endif
 
-/* Adds `add` to the count inside an atomic step; a carry flips the parity and, with the
-   default completion, completes the phase (ghosts). */
-inline add_to_count(add) {
-  count = count + add;
+/* One arrival unit counted, in the abstract barrier: its phase in `into`. */
+inline count_abstract(drop, into) {
+  into = abs_phase;
+  assert(abs_missing > 0);
+  abs_missing--;
+  abs_parts = abs_parts - drop;
   if
-  :: count >= CMOD ->
-     count = count - CMOD; parity = 1 - parity;
-#ifndef COMPLETION
-     completions[cur]++; assert(completions[cur] == 1);
-     assert(arrived[cur] == MEMBERS(cur));
-#else
-     assert(completions[cur] == 1);                    /* the completion ran first */
-#endif
-     cur++
+  :: abs_missing == 0 ->
+     abs_phase++; abs_missing = abs_parts; abs_first[abs_phase] = abs_parts
   :: else -> skip
   fi
 }
 
-inline complete_phase(k) {
-  completers[k]++; assert(completers[k] == 1);
+/* Adds `add` to the count inside an atomic step; a carry advances the phase number and,
+   with the default completion, completes the phase (ghosts). */
+inline add_to_count(add) {
+  count = count + add;
+  if
+  :: count >= CMOD ->
+     count = count - CMOD;
+#ifndef COMPLETION
+     completions[phase]++; assert(completions[phase] == 1);
+     assert(abs_phase > phase);                        /* after every arrival of the phase */
+#else
+     assert(completions[phase] == 1);                  /* the completion ran first */
+#endif
+     phase++
+  :: else -> skip
+  fi
+}
+
+#define COMPLETES(b, n) ((b) < STOP && (b) + (n) >= STOP)
+
+/* complete_phase: the word after it is (aph, acnt, apar) */
+inline complete_phase(k, aph, acnt, apar) {
 #ifdef COMPLETION
 #if defined(BUG_CARRY_BEFORE_COMPLETION)
-  atomic { assert(count == TARGET); add_to_count(1) }  /* BUG: carry first ... */
-  atomic { completions[k]++ }                          /* ... completion after */
+  atomic { add_to_count(HEADROOM); aph = phase; acnt = count; apar = parts }  /* BUG: carry first ... */
+  atomic { completions[k]++ }                                              /* ... completion after */
 #else
   atomic {                                             /* completion_() */
     completions[k]++; assert(completions[k] == 1);
-    assert(arrived[k] == MEMBERS(k))
+    assert(abs_phase > k)                              /* after every arrival of phase k */
   }
-  atomic { assert(count == TARGET); add_to_count(1) }  /* fetch_add(1 << 31) */
+  atomic { add_to_count(HEADROOM); aph = phase; acnt = count; apar = parts }  /* fetch_add(HEADROOM) */
 #endif
 #endif
   skip
 }
 
-/* arrive_counting(w, drop) in the participant's phase k; done = the token is completed */
-inline arrive(w, drop, k, tok, before, mine, reached, done) {
-  atomic {                                        /* before = fetch_add((w << 31) - drop) */
-    tok = parity; before = count; mine = parts;
-    assert(cur == k);                             /* arriving in its own phase */
-    if                                            /* the debug check */
-    :: before >= ARMED_FROM -> assert(w <= TARGET - before)
-    :: else -> assert(w <= parts)
-    fi;
-    arrived[cur] = arrived[cur] + w;
-    parts = parts - drop;
-    add_to_count(w)
-  }
-  reached = before + w;
-  if
-  :: before == 0 ->                               /* the first arrival arms */
-#if defined(BUG_ARM_AFTER_OWN_DROP)
-     mine = mine - drop;                          /* BUG: its own drop subtracted */
+/* settle: `bph, bcnt` frame the last addition of `n` (before), `aph, acnt, apar` the word after it */
+inline settle(bph, bcnt, n, aph, acnt, apar, arms) {
+  do
+  :: true ->
+     if
+     :: COMPLETES(bcnt, n) ->
+        complete_phase(bph, aph, acnt, apar);
+#if defined(BUG_NO_LEFTOVER_ARM)
+        arms = false
+#else
+        arms = acnt != 0
 #endif
-     assert(mine == MEMBERS(k));                  /* armed for exactly the phase's arrivals */
-     atomic {                                     /* fetch_add(arm << 31) */
-       reached = count + (TARGET - mine);
-       add_to_count(TARGET - mine)
-     }
+     :: else -> skip
+     fi;
+     if
+     :: !arms -> break
+     :: else ->
+        atomic {                                       /* fetch_add(STOP - participants(after)) */
+          assert(apar == abs_first[phase]);            /* armed for the phase's participants */
+          n = STOP - apar;
+          bph = phase; bcnt = count;
+          add_to_count(n);
+          aph = phase; acnt = count; apar = parts
+        };
 #if defined(BUG_ARM_UNCHECKED)
-     reached = 0
+        n = 0;
 #endif
+        arms = false
+     fi
+  od
+}
+
+/* place(before, after, w): the phase of rank r, into `ph` */
+inline place(bph, bcnt, bpar, r, ph) {
+  if
+  :: bcnt >= ARMED_FROM && bcnt < STOP ->
+     ph = (r < STOP - bcnt -> bph : bph + 1 + (r - (STOP - bcnt)) / bpar)
+  :: else ->
+     pos = (bcnt >= STOP -> bcnt - STOP : bcnt);
+     ph = bph + (bcnt >= STOP -> 1 : 0) + pos / bpar;
+     pos = bpar - pos % bpar;                          /* the room */
+     ph = (r < pos -> ph : ph + 1 + (r - pos) / bpar)
+  fi;
+#if defined(BUG_OVER_SAME_PHASE)
+  ph = bph;
+#endif
+  skip
+}
+
+/* arrive_placed(w) (drop: arrive_and_drop()), and each rank's placement checked; `last`
+   gets the phase of rank w - 1, `done` whether this thread's own additions completed it */
+inline arrive(w, drop, last, done) {
+  atomic {
+    if
+    :: drop ->                                         /* the guarded exchange */
+#if !defined(BUG_DROP_UNARMED)
+       count == 0 || (count >= ARMED_FROM && count < STOP);
+#endif
+       bph = phase; bcnt = count;
+       if
+       :: count == 0 ->                                /* arms and arrives in one exchange */
+#if defined(BUG_ARM_AFTER_OWN_DROP)
+          n = STOP - (parts - 1) + 1                   /* BUG: arms without itself */
+#else
+          n = STOP - parts + 1
+#endif
+       :: else -> n = 1
+       fi;
+       parts--;
+       count_abstract(1, gph[0]);
+       add_to_count(n);
+       if
+       :: n > 1 -> bcnt = n - 1; n = 1                 /* as if the arm came first */
+       :: else -> skip
+       fi;
+       arms = false
+    :: else ->
+       bph = phase; bcnt = count; bpar = parts;
+       b0ph = bph; b0cnt = bcnt; b0par = bpar;
+       n = w;
+       r = 0;
+       do
+       :: r < w -> count_abstract(0, gph[r]); r++
+       :: else -> break
+       od;
+       add_to_count(w);
+       arms = bcnt == 0
+    fi;
+    aph = phase; acnt = count; apar = parts
+  };
+  if
+  :: arms || COMPLETES(bcnt, n) -> settle(bph, bcnt, n, aph, acnt, apar, arms)
   :: else -> skip
   fi;
   if
-  :: reached == TARGET -> complete_phase(k); done = true
-  :: else -> done = false
+  :: !drop ->
+     r = 0;
+     do
+     :: r < w ->
+        place(b0ph, b0cnt, b0par, r, ph);
+        assert(ph == gph[r]);                          /* the rank's abstract phase */
+        last = ph; r++
+     :: else -> break
+     od;
+     done = aph > last
+  :: else -> skip
   fi;
-  before = 0; mine = 0; reached = 0
+  r = 0; n = 0; pos = 0; arms = false
 }
 
-inline wait(tok, k, done) {
+inline wait(tok, done) {
   if
-  :: done -> skip                                 /* completed token: returns at once */
+  :: done -> assert(completions[tok] == 1)              /* its own additions completed it */
   :: else ->
-     atomic {                                     /* forecast_to_release(token) == 0 */
+     atomic {                                          /* forecast_to_release(token) == 0 */
 #if defined(BUG_WAIT_INVERTED)
-       parity == tok ->                           /* BUG */
+       phase <= tok ->                                 /* BUG */
 #else
-       parity != tok ->
+       phase > tok ->
 #endif
-       assert(completions[k] == 1);               /* phase k completed ... */
-       assert(arrived[k] == MEMBERS(k))           /* ... after all its arrivals */
+       assert(completions[tok] == 1);                  /* phase completed (and its completion ran) ... */
+       assert(abs_phase > tok)                         /* ... after all its arrivals */
      }
-  fi;
-  tok = 0; done = false
+  fi
 }
 
 /* split-phase use: the others wait for the signaller's action before they arrive */
@@ -221,9 +347,9 @@ inline before_arrival(id, k) {
   :: else -> skip
   fi
 }
-inline after_arrival(id, k, drop, tok, done) {
+inline after_arrival(id, k, tok, done) {
 #if defined(BUG_ARRIVE_WAITS)
-  drop || done || parity != tok;                  /* BUG: arrive() waits for the phase */
+  done || phase > tok;                                 /* BUG: arrive() waits for the phase */
 #endif
   if
   :: SIGNALS(id, k) -> sig[k] = 1
@@ -231,22 +357,38 @@ inline after_arrival(id, k, drop, tok, done) {
   fi
 }
 
+/* The locals every participant needs for arrive(); `b0*` keep the first addition's
+   before, for place(). */
+#define LOCALS \
+  byte bph, bcnt, bpar, aph, acnt, apar, n, r, ph, pos; \
+  byte b0ph, b0cnt, b0par; \
+  byte gph[W0 + 1]; \
+  bool arms, done; \
+  byte tok
+
+#if defined(DROPPER)
+#define IN_ROUND(round) ((round) > 1 -> 2 : 3)
+#define TIMES(id, round) ((id) == 2 -> 0 : ((id) == 1 && (round) > 1 -> 2 : 1))
+#else
+#define IN_ROUND(round) 3
+#define TIMES(id, round) 1
+#endif
+
+#ifndef OVER
 proctype participant(byte id; byte w; byte d) {
   byte k = 0;          /* the phase this participant arrives in next (absolute) */
-  bit tok;
-  byte before, mine, reached;
-  bool done;
+  LOCALS;
   do
   :: k < PHASES && k != d ->                          /* arrive, (signal), wait */
      before_arrival(id, k);
-     arrive(w, 0, k, tok, before, mine, reached, done);
-     after_arrival(id, k, 0, tok, done);
-     wait(tok, k, done);
+     arrive(w, 0, tok, done);
+     after_arrival(id, k, tok, done);
+     wait(tok, done);
      k++
   :: k < PHASES && k == d ->                          /* arrive_and_drop() */
      before_arrival(id, k);
-     arrive(1, 1, k, tok, before, mine, reached, done);
-     after_arrival(id, k, 1, tok, done);
+     arrive(1, 1, tok, done);
+     after_arrival(id, k, tok, done);
      break
   :: k == PHASES -> break
   od;
@@ -254,11 +396,57 @@ proctype participant(byte id; byte w; byte d) {
 }
 
 init {
+  abs_first[0] = EXPECTED;
   atomic {
     run participant(0, W0, NEVER);
     run participant(1, 1, D1);
     run participant(2, 1, DROP_PHASE)
   }
 }
+#else
+/* A group of w lanes: each lane waits for its own rank's phase, in rank order (a lane of
+   an earlier phase is released when that phase completes, whatever the later ones do). */
+proctype participant(byte id; byte w) {
+  byte round = 1;
+  byte t;
+  LOCALS;
+  do
+  :: round <= ROUNDS ->
+     t = 0;
+     do
+#if defined(DROPPER)
+     :: id == 2 ->                                    /* leaves in round 1 */
+        arrive(1, 1, tok, done);
+        round_in[1]++;
+        goto out
+#endif
+     :: t < TIMES(id, round) ->
+        arrive(w, 0, tok, done);
+        r = 0;
+        do
+        :: r < w -> wait(gph[r], aph > gph[r]); r++
+        :: else -> break
+        od;
+        t++
+     :: else -> break
+     od;
+     round_in[round]++;
+     round_in[round] == IN_ROUND(round);              /* the ideal round barrier */
+     round++
+  :: else -> break
+  od;
+out:
+  finished++
+}
+
+init {
+  abs_first[0] = EXPECTED;
+  atomic {
+    run participant(0, W0);
+    run participant(1, 1);
+    run participant(2, 1)
+  }
+}
+#endif
 
 ltl all_finish { <> (finished == 3) }

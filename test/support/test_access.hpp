@@ -54,7 +54,7 @@ struct test_access {
   template <cuda::thread_scope Scope, class Completion, class Backoff>
   static void flip_hint(basic_barrier<Scope, Completion, Backoff>& barrier)
   {
-    barrier.open_parity_ ^= 1u;
+    barrier.open_phase_ -= 1u;
   }
   template <class Completion, class Backoff>
   static void flip_hint(basic_partitioned_barrier<Completion, Backoff>& barrier)
@@ -291,13 +291,20 @@ struct test_access {
   {
     return tickets_taken(mutex.writers_);
   }
-  /// The parity of the barrier's open phase (bit 63 of its word): flips once per completed phase.
+  /// Adds `lanes` arrivals with one addition, as the device's per-thread arrive_and_wait()
+  /// does for a warp's lanes: where it placed each (phase_of(rank), token_of(rank)).
   template <cuda::thread_scope Scope, class Completion, class Backoff>
-  UNISYNC_HOST_DEVICE static cuda::std::uint32_t parity(basic_barrier<Scope, Completion, Backoff>& barrier)
+  static auto arrive_lanes(basic_barrier<Scope, Completion, Backoff>& barrier, cuda::std::uint32_t lanes)
+  {
+    return barrier.arrive_placed(lanes);
+  }
+  /// The number of the barrier's open phase (bits 63..48 of its word): one more per
+  /// completed phase, wrapping at 2^16.
+  template <cuda::thread_scope Scope, class Completion, class Backoff>
+  UNISYNC_HOST_DEVICE static cuda::std::uint32_t open_phase(basic_barrier<Scope, Completion, Backoff>& barrier)
   {
     using barrier_type = basic_barrier<Scope, Completion, Backoff>;
-    return static_cast<cuda::std::uint32_t>(atomic_at<Scope>(barrier.word_).load(memory_order_acquire) >>
-                                            barrier_type::parity_shift);
+    return barrier_type::phase_of(atomic_at<Scope>(barrier.word_).load(memory_order_acquire));
   }
 };
 

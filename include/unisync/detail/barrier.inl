@@ -10,86 +10,138 @@ UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::
 basic_barrier<Scope, CompletionFunction, Backoff>::arrive(cuda::std::ptrdiff_t update)
 {
   UNISYNC_ASSERT(update > 0 && update <= max(), "barrier::arrive(update) needs 0 < update <= max()");
-  return arrive_counting(static_cast<cuda::std::uint32_t>(update), false);
+  arrivals_placed const placed = arrive_placed(static_cast<cuda::std::uint32_t>(update));
+  UNISYNC_ASSERT(!placed.span_phases(), "barrier::arrive(update) with update above the arrivals missing in this phase");
+  return placed.token_of(placed.weight - 1);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::arrival_token
-basic_barrier<Scope, CompletionFunction, Backoff>::arrive_counting(cuda::std::uint32_t weight, bool drops)
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::arrivals_placed
+basic_barrier<Scope, CompletionFunction, Backoff>::arrive_placed(cuda::std::uint32_t weight)
 {
-  auto word = detail::atomic_at<Scope>(word_);
   // Release publishes the arrival; acquire lets the addition that completes the phase
   // acquire every earlier one (and the previous completion) without a fence after it,
-  // which on the GPU costs far more than an acquiring atomic. A drop takes one participant
-  // away in the same addition (no borrow: the dropper is one of them).
-  cuda::std::uint64_t const delta = (static_cast<cuda::std::uint64_t>(weight) << count_shift) - (drops ? 1u : 0u);
-  cuda::std::uint64_t const before = word.fetch_add(delta, detail::memory_order_acq_rel);
-  cuda::std::uint32_t const count = count_of(before);
-  // Before the arm lands only a weaker check is cheap: no arrival outweighs the
-  // participants left (over-arrivals split over several threads can pass it).
-  UNISYNC_ASSERT(weight <= (is_armed(count) ? missing_of(count) : participants_of(before)),
-                 "barrier::arrive(update) with update above the arrivals missing in this phase");
-  auto const parity = static_cast<cuda::std::uint32_t>(before >> parity_shift);
-  cuda::std::uint64_t reached = static_cast<cuda::std::uint64_t>(count) + weight;
-  if (count == 0) {
-    // The phase's first arrival arms it, for the participants its own result shows: every
-    // drop of the previous phase came before, and no one else's of this one. It publishes
-    // nothing; acquire, because if every arrival came before it, it completes the phase.
-    cuda::std::uint64_t const arm = (cuda::std::uint64_t{1} << 32) - completion_step - participants_of(before);
-    cuda::std::uint64_t const before_arm = word.fetch_add(arm << count_shift, detail::memory_order_acquire);
-    reached = count_of(before_arm) + arm;
-  }
-  if (reached == (cuda::std::uint64_t{1} << 32) - completion_step) {
-    complete_phase(parity);
-    return arrival_token(parity, weight, true, false);
-  }
-  bool polls_hint = false;
-  if constexpr (Scope == cuda::thread_scope_system) {
-    NV_IF_TARGET(NV_IS_HOST, (polls_hint = participants_of(before) >= Backoff::tuning::host_hint_min_participants;))
-  }
-  return arrival_token(parity, weight, false, polls_hint);
+  // which on the GPU costs far more than an acquiring atomic.
+  cuda::std::uint64_t const added = static_cast<cuda::std::uint64_t>(weight) << count_shift;
+  cuda::std::uint64_t const before = detail::atomic_at<Scope>(word_).fetch_add(added, detail::memory_order_acq_rel);
+  cuda::std::uint64_t after = before + added;  // the word as this addition left it
+  // The phase's first arrival arms it; the arrival that reaches the stop completes it.
+  bool const arms = count_of(before) == 0;
+  if (arms || completes(before, weight)) after = settle(before, after, weight, arms);
+  return place(before, after, weight);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase(cuda::std::uint32_t parity)
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::arrivals_placed
+basic_barrier<Scope, CompletionFunction, Backoff>::place(cuda::std::uint64_t before, cuda::std::uint64_t after,
+                                                         cuda::std::uint32_t weight)
 {
-  // This thread's last addition acquired every arrival of the phase and the previous
-  // phase's completion: all releases in the word's release sequence that it read.
+  arrivals_placed placed;
+  placed.weight = weight;
+  placed.open_phase = phase_of(after);
+  cuda::std::uint32_t const count = count_of(before);
+  cuda::std::uint32_t const participants = participants_of(before);
+  if constexpr (Scope == cuda::thread_scope_system) {
+    NV_IF_TARGET(NV_IS_HOST, (placed.polls_hint = participants >= Backoff::tuning::host_hint_min_participants;))
+  }
+  if (is_armed(count) && count < stop_count) {
+    // The open phase, armed: it takes stop - count more arrivals.
+    placed.phase = phase_of(before);
+    placed.room = stop_count - count;
+    placed.participants = participants;  // drops of the open phase are in: all of them came before its last arrival
+    return placed;
+  }
+  // Counted before the open phase's arm (arrivals so far: the count), or, with a completion
+  // function, while it runs (above the stop: arrivals of the next phase). Drops never add
+  // there, so the participants are those of the phases counted into.
+  bool const above_stop = count >= stop_count;
+  cuda::std::uint32_t const position = above_stop ? count - stop_count : count;
+  placed.participants = participants;
+  if (position < participants) {
+    placed.phase = (phase_of(before) + (above_stop ? 1u : 0u)) & phase_mask;
+    placed.room = participants - position;
+    return placed;
+  }
+  UNISYNC_EXPECTS(participants != 0, "barrier: an arrival at a barrier that expects no participant");
+  placed.phase = (phase_of(before) + (above_stop ? 1u : 0u) + position / participants) & phase_mask;
+  placed.room = participants - position % participants;
+  return placed;
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_barrier<Scope, CompletionFunction, Backoff>::settle(
+    cuda::std::uint64_t before, cuda::std::uint64_t after, cuda::std::uint32_t added, bool arms)
+{
+  // `before` and `after` frame this thread's last addition of `added` count units; `arms`:
+  // it was the open phase's first arrival. Completes the phase if the addition reached the
+  // stop, and arms the open phase when this thread's additions opened it with arrivals in
+  // it (nobody else saw its count at zero) or were its first; the arm may complete it in
+  // turn. Returns the word as this thread's last addition left it.
+  auto word = detail::atomic_at<Scope>(word_);
+  for (;;) {
+    if (completes(before, added)) {
+      after = complete_phase(after);
+      arms = count_of(after) != 0;  // arrivals beyond the completed phase are in the next
+    }
+    if (!arms) return after;
+    // Arms for the participants this thread's own result shows: every drop of the previous
+    // phase came before, and none of this one (drops wait for the arm). It publishes
+    // nothing; acquire, because if every arrival came before it, it completes the phase.
+    cuda::std::uint32_t const participants = participants_of(after);
+    UNISYNC_EXPECTS(participants != 0, "barrier: an arrival at a barrier that expects no participant");
+    added = stop_count - participants;
+    cuda::std::uint64_t const arm = static_cast<cuda::std::uint64_t>(added) << count_shift;
+    before = word.fetch_add(arm, detail::memory_order_acquire);
+    after = before + arm;
+    arms = false;
+  }
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase(
+    cuda::std::uint64_t after)
+{
+  // This thread's addition reached the stop and acquired every arrival of the phase and the
+  // previous phase's completion: all releases in the word's release sequence that it read.
+  // With the default completion that addition carried; `after` is the next phase's word.
   if constexpr (!completes_in_arrival) {
     completion_();
-    // The count stood one short of the carry: this addition completes the phase and
-    // releases the waiters, and with them what the completion wrote.
-    detail::atomic_at<Scope>(word_).fetch_add(cuda::std::uint64_t{1} << count_shift, detail::memory_order_release);
+    // The addition that carries releases the waiters, and with them what the completion
+    // wrote; arrivals of the next phase that came in above the stop stay in the count.
+    cuda::std::uint64_t const carry = static_cast<cuda::std::uint64_t>(completion_headroom) << count_shift;
+    after = detail::atomic_at<Scope>(word_).fetch_add(carry, detail::memory_order_release) + carry;
   }
-  // After the carry, so that a waiter that sees the hint finds the word's new parity (or
+  // After the carry, so that a waiter that sees the hint finds the word's new phase (or
   // polls the word until it does). Relaxed: on the GPU a release store would put a
   // system-scope fence in front of this thread's next arrival.
   if constexpr (Scope == cuda::thread_scope_system) {
-    detail::atomic_at<Scope>(open_parity_).store(parity ^ 1u, detail::memory_order_relaxed);
+    detail::atomic_at<Scope>(open_phase_).store(phase_of(after), detail::memory_order_relaxed);
   }
+  return after;
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::forecast_to_release(
     arrival_token const& token, cuda::std::memory_order order, bool trust_hint) const
 {
-  // A host waiter among many polls the hint (see open_parity_) until it shows another
+  // A host waiter among many polls the hint (see open_phase_) until it shows another
   // phase, and only then the word, whose acquire load decides and synchronizes. On the
   // host a forecast spins below some 500 missing arrivals anyway.
   if (trust_hint && token.polls_hint_ &&
-      detail::atomic_at<Scope>(const_cast<cuda::std::uint32_t&>(open_parity_)).load(detail::memory_order_relaxed) ==
-          token.parity_) {
+      detail::atomic_at<Scope>(const_cast<cuda::std::uint32_t&>(open_phase_)).load(detail::memory_order_relaxed) ==
+          token.phase_) {
     return 1;
   }
   // The word is only read here; atomic_ref needs a non-const reference.
   auto word = detail::atomic_at<Scope>(const_cast<cuda::std::uint64_t&>(word_));
   cuda::std::uint64_t const now = word.load(order);
-  if (static_cast<cuda::std::uint32_t>(now >> parity_shift) != token.parity_) return 0;
+  if (has_completed(phase_of(now), token.phase_)) return 0;
   cuda::std::uint32_t const count = count_of(now);
-  // The phase's first arrival has not armed it yet: poll again soon.
-  if (!is_armed(count)) return 1;
-  // Missing arrivals in units of the waiter's own arrival (a block waits for blocks).
-  cuda::std::uint32_t const missing = missing_of(count);
+  // Not armed yet, or running the completion: poll again soon.
+  if (!is_armed(count) || count >= stop_count) return 1;
+  // Missing arrivals in units of the waiter's own arrival (a block waits for blocks); a
+  // token of a later phase (more arrivals than a phase takes) waits at least as long.
+  cuda::std::uint32_t const missing = stop_count - count;
   cuda::std::uint32_t const units = missing / token.weight_ + (missing % token.weight_ != 0 ? 1u : 0u);
   return detail::forecast_ns(units, Backoff::tuning::barrier_arrival_ns);
 }
@@ -126,16 +178,46 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arri
 {
   // On the device, the threads of a warp that call this together on this barrier arrive
   // as one group: one atomic for up to 32 arrivals, and a waiter that counts missing
-  // warps, not threads.
-  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (detail::group_arrive_and_wait_per_object(*this);), (wait(arrive());))
+  // warps, not threads; each lane is released when its own arrival's phase completes.
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (detail::lanes_arrive_and_wait(
+                         this, [this](cuda::std::uint32_t lanes) { return arrive_placed(lanes); },
+                         [this](arrival_token&& token) { wait(static_cast<arrival_token&&>(token)); });),
+                    (wait(arrive());))
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arrive_and_drop()
 {
-  // One arrival and one participant fewer in the same addition: the last arriver reads
-  // the next phase's participants in its own arrival's result.
-  static_cast<void>(arrive_counting(1, true));
+  // One arrival and one participant fewer in one compare-and-swap, only while the open
+  // phase is armed and short of its stop: a drop that came in before the arm would
+  // change the participants the arm reads, one above the stop would change those of the
+  // phase its arrival counts in. Between those, the thread arming or completing the
+  // phase is inside its arrive(), one or two atomics from done.
+  auto word = detail::atomic_at<Scope>(word_);
+  cuda::std::uint64_t before = 0;
+  cuda::std::uint32_t added = 0;
+  for (;;) {
+    detail::wait_for_turn<Backoff>([&](cuda::std::memory_order) {
+      before = word.load(detail::memory_order_relaxed);
+      cuda::std::uint32_t const count = count_of(before);
+      return count == 0 || (is_armed(count) && count < stop_count) ? 0u : 1u;
+    });
+    // The phase's first arrival arms it and arrives in the same exchange, for the
+    // participants before its own drop (it is one of them).
+    bool const first = count_of(before) == 0;
+    cuda::std::uint32_t const participants = participants_of(before);
+    UNISYNC_EXPECTS(participants != 0, "barrier::arrive_and_drop() at a barrier that expects no participant");
+    added = first ? stop_count - participants + 1 : 1u;
+    cuda::std::uint64_t const desired = before + (static_cast<cuda::std::uint64_t>(added) << count_shift) - 1u;
+    // Acquire-release as an arrival's addition.
+    if (word.compare_exchange_strong(before, desired, detail::memory_order_acq_rel, detail::memory_order_relaxed)) {
+      if (first) before += static_cast<cuda::std::uint64_t>(stop_count - participants) << count_shift;
+      // As if the arm had come first: `before` now shows the armed count.
+      if (completes(before, 1)) static_cast<void>(settle(before, desired, 1, false));
+      return;
+    }
+  }
 }
 
 #if defined(__CUDACC__)

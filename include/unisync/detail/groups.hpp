@@ -8,6 +8,7 @@
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
 #include <cuda/std/cstdint>
+#include <cuda/std/cstring>
 #include <cuda/std/utility>
 
 namespace unisync::detail {
@@ -100,24 +101,65 @@ __device__ void group_arrive_and_wait(Group const& group, Barrier& barrier)
   group.sync();
 }
 
+/// `value` of lane `leader` in every lane of `lanes`, for a trivially copyable value made
+/// of 32-bit words.
+template <class Value>
+__device__ Value broadcast_from(unsigned lanes, Value value, int leader)
+{
+  static_assert(sizeof(Value) % sizeof(unsigned) == 0, "broadcast_from moves 32-bit words");
+  unsigned words[sizeof(Value) / sizeof(unsigned)];
+  cuda::std::memcpy(words, &value, sizeof(Value));
+  for (unsigned& word : words) word = __shfl_sync(lanes, word, leader);
+  cuda::std::memcpy(&value, words, sizeof(Value));
+  return value;
+}
+
 /// Per-thread arrive_and_wait() on the device: the converged lanes of the warp that name
-/// the same barrier arrive with one atomic (each still one arrival), lanes that name other
-/// barriers in the same call are separate calls. The lowest such lane arrives for the
-/// others and waits; the warp syncs before (ordering every lane's writes before that
-/// lane's release) and after (spreading its acquire to the lanes).
-template <class Barrier>
-__device__ void group_arrive_and_wait_per_object(Barrier& barrier)
+/// the same `barrier` arrive with one addition (each still one arrival), lanes that name
+/// other barriers in the same call are separate calls. The lowest such lane adds them,
+/// `arrive_lanes(count)`, which says where they landed (span_phases(), phase_of(rank),
+/// token_of(rank): rank r is the lane with r such lanes below it). When they all landed
+/// in one phase that lane waits for it, `wait(token)`, for all of them; when more lanes
+/// came than the phase took, each phase's lowest lane waits for its own phase, and each
+/// lane leaves when its own phase completes, as after a call of its own. The warp syncs
+/// before the addition (ordering every lane's writes before the adding lane's release)
+/// and after each wait (spreading the waiting lane's acquire to the lanes it waited for).
+template <class ArriveLanes, class Wait>
+__device__ void lanes_arrive_and_wait(void const* barrier, ArriveLanes arrive_lanes, Wait wait)
 {
   unsigned const converged = __activemask();
-  unsigned const same_barrier = __match_any_sync(converged, reinterpret_cast<unsigned long long>(&barrier));
+  unsigned const same_barrier = __match_any_sync(converged, reinterpret_cast<unsigned long long>(barrier));
   unsigned lane;
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));  // the lane in the warp, whatever the block's shape
+  int const adder = __ffs(same_barrier) - 1;
+  auto const lanes = static_cast<cuda::std::uint32_t>(__popc(same_barrier));
   __syncwarp(same_barrier);
-  if (static_cast<int>(lane) == __ffs(same_barrier) - 1) {
-    barrier.wait(barrier.arrive(static_cast<cuda::std::ptrdiff_t>(__popc(same_barrier))));
+  decltype(arrive_lanes(lanes)) placed{};
+  if (static_cast<int>(lane) == adder) placed = arrive_lanes(lanes);
+  if (__shfl_sync(same_barrier, static_cast<unsigned>(placed.span_phases()), adder) == 0) {
+    if (static_cast<int>(lane) == adder) wait(placed.token_of(lanes - 1));
+    __syncwarp(same_barrier);
+    return;
   }
+  // More lanes than the open phase took. The sync spreads the adding lane's acquire of
+  // the phases its own additions completed to the lanes counted in them.
+  placed = broadcast_from(same_barrier, placed, adder);
   __syncwarp(same_barrier);
+  auto const rank = static_cast<cuda::std::uint32_t>(__popc(same_barrier & ((1u << lane) - 1u)));
+  unsigned const same_phase = __match_any_sync(same_barrier, placed.phase_of(rank));
+  if (static_cast<int>(lane) == __ffs(same_phase) - 1) wait(placed.token_of(rank));
+  __syncwarp(same_phase);
 }
+
+/// What lanes_arrive_and_wait needs of an arrival that never spans phases: one token for
+/// every lane.
+template <class Token>
+struct one_phase_arrivals {
+  Token token;
+  __device__ bool span_phases() const noexcept { return false; }
+  __device__ cuda::std::uint32_t phase_of(cuda::std::uint32_t) const noexcept { return 0; }
+  __device__ Token token_of(cuda::std::uint32_t) const noexcept { return token; }
+};
 
 /// Per-thread calls on the device that the warp may make as one: the converged lanes that
 /// call this naming the same `object` and the same `value` synchronize, the lowest of them

@@ -255,7 +255,11 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_central(cuda::std
   cuda::std::uint64_t const before = word.fetch_sub(weight, detail::memory_order_acq_rel);
   auto const missing = static_cast<cuda::std::uint32_t>(before & missing_mask);
   auto const phase = static_cast<cuda::std::uint32_t>(before >> phase_shift);
-  UNISYNC_ASSERT(weight <= missing, "partitioned_barrier::arrive(update) with update above the arrivals missing");
+  // Cheap here, and it catches more threads than expected (or a group larger than the
+  // phase) before the borrow reaches the phase number.
+  UNISYNC_EXPECTS(weight <= missing,
+                  "partitioned_barrier: more arrivals in a phase than it expects; unisync::barrier counts "
+                  "arrivals beyond a phase in the next one");
   if (missing == weight) complete_central_phase(phase);
   return arrival_token(phase, weight, arrival_token::central);
 }
@@ -533,7 +537,15 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>:
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_and_wait()
 {
-  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (detail::group_arrive_and_wait_per_object(*this);), (wait(arrive());))
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (detail::lanes_arrive_and_wait(
+                         this,
+                         [this](cuda::std::uint32_t lanes) {
+                           return detail::one_phase_arrivals<arrival_token>{
+                               arrive(static_cast<cuda::std::ptrdiff_t>(lanes))};
+                         },
+                         [this](arrival_token&& token) { wait(static_cast<arrival_token&&>(token)); });),
+                    (wait(arrive());))
 }
 
 template <class CompletionFunction, class Backoff>
