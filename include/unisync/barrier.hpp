@@ -247,11 +247,12 @@ class basic_barrier {
   };
 
   UNISYNC_HOST_DEVICE arrivals_placed arrive_placed(cuda::std::uint32_t weight);
-  UNISYNC_HOST_DEVICE static arrivals_placed place(cuda::std::uint64_t before, cuda::std::uint64_t after,
+  UNISYNC_HOST_DEVICE static arrivals_placed place(cuda::std::uint64_t before, cuda::std::uint32_t open_phase,
                                                    cuda::std::uint32_t weight);
-  UNISYNC_HOST_DEVICE cuda::std::uint64_t settle(cuda::std::uint64_t before, cuda::std::uint64_t after,
-                                                 cuda::std::uint32_t added, bool arms);
-  UNISYNC_HOST_DEVICE cuda::std::uint64_t complete_phase(cuda::std::uint64_t after);
+  UNISYNC_HOST_DEVICE static void place_beyond(arrivals_placed& placed, cuda::std::uint32_t count);
+  UNISYNC_HOST_DEVICE static cuda::std::uint32_t arm_for(cuda::std::uint32_t participants);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t complete_phase(cuda::std::uint64_t before, cuda::std::uint32_t added);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t arm_leftover(cuda::std::uint64_t after);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token, cuda::std::memory_order order,
                                                               bool trust_hint) const;
   UNISYNC_HOST_DEVICE bool try_wait_within(arrival_token const& token, cuda::std::uint64_t timeout_ns) const;

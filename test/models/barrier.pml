@@ -4,19 +4,24 @@
  * more threads than it expects (-DOVER).
  *
  * Mirrors include/unisync/detail/barrier.inl (contract: include/unisync/barrier.hpp):
- *   arrive_placed(w)   before = word_.fetch_add(w << 23, acq_rel); after = before + added;
- *                      arms = count(before) == 0;
- *                      if arms || completes(before, w): after = settle(...)
- *                      place(before, after, w): the phase of each rank
- *   completes(b, a)    count(b) < STOP && count(b) + a >= STOP
- *   settle(b, a, n, arms)  loop { if completes(b, n): a = complete_phase(a);
- *                        arms = count(a) != 0 (arrivals beyond the phase are in the next);
- *                      if !arms: return a;
- *                      arm = STOP - participants(a); b = word_.fetch_add(arm, acquire);
- *                      a = b + arm; n = arm; arms = false }
- *   complete_phase(a)  with a completion function: completion_(), then
- *                      a = word_.fetch_add(HEADROOM, release) + HEADROOM (the carry)
- *   place(b, a, w)     armed count below STOP: rank r < STOP - count in phase(b); else
+ *   arrive_placed(w)   before = word_.fetch_add(w << 23, acq_rel);
+ *                      if count(before) == 0 (the first arrival): arm = STOP -
+ *                        participants(before); b = word_.fetch_add(arm, acquire);
+ *                        if completes(b, arm): complete_phase(b, arm)
+ *                      else if completes(before, w): complete_phase(before, w)
+ *                      place(before, open phase, w): the phase of each rank
+ *   completes(b, n)    count(b) < STOP && count(b) + n >= STOP
+ *   complete_phase(b, n)  a = b + n (the carry, with the default completion); with a
+ *                      completion function: completion_(), then
+ *                      a = word_.fetch_add(HEADROOM, release) + HEADROOM (the carry);
+ *                      if count(a) != 0 (arrivals beyond the phase are in the next, which
+ *                      nobody saw at zero): arm_leftover(a)
+ *   arm_leftover(a)    loop { arm = STOP - participants(a); b = word_.fetch_add(arm,
+ *                      acquire); if !completes(b, arm) return; complete it as above;
+ *                      if count(a) == 0 return }
+ *                      (the model folds the first arrival's arm and these arms into one
+ *                      loop, settle)
+ *   place(b, open, w)  armed count below STOP: rank r < STOP - count in phase(b); else
  *                      position = count (or count - STOP above the stop), in phase
  *                      phase(b) (+1 above the stop) + position / P, room P - position % P;
  *                      later ranks one phase of P each; a token is completed when its

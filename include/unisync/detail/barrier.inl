@@ -22,88 +22,83 @@ basic_barrier<Scope, CompletionFunction, Backoff>::arrive_placed(cuda::std::uint
   // Release publishes the arrival; acquire lets the addition that completes the phase
   // acquire every earlier one (and the previous completion) without a fence after it,
   // which on the GPU costs far more than an acquiring atomic.
+  auto word = detail::atomic_at<Scope>(word_);
   cuda::std::uint64_t const added = static_cast<cuda::std::uint64_t>(weight) << count_shift;
-  cuda::std::uint64_t const before = detail::atomic_at<Scope>(word_).fetch_add(added, detail::memory_order_acq_rel);
-  cuda::std::uint64_t after = before + added;  // the word as this addition left it
-  // The phase's first arrival arms it; the arrival that reaches the stop completes it.
-  bool const arms = count_of(before) == 0;
-  if (arms || completes(before, weight)) after = settle(before, after, weight, arms);
-  return place(before, after, weight);
+  cuda::std::uint64_t const before = word.fetch_add(added, detail::memory_order_acq_rel);
+  cuda::std::uint32_t open_phase = phase_of(before);
+  if (count_of(before) == 0) {
+    // The phase's first arrival arms it, for the participants its own result shows: every
+    // drop of the previous phase came before, and none of this one (drops wait for the
+    // arm). It publishes nothing; acquire, because if every arrival came before it, it
+    // completes the phase.
+    cuda::std::uint32_t const arm = arm_for(participants_of(before));
+    cuda::std::uint64_t const before_arm =
+        word.fetch_add(static_cast<cuda::std::uint64_t>(arm) << count_shift, detail::memory_order_acquire);
+    if (completes(before_arm, arm)) open_phase = complete_phase(before_arm, arm);
+  } else if (completes(before, weight)) {
+    open_phase = complete_phase(before, weight);
+  }
+  return place(before, open_phase, weight);
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::arrivals_placed
-basic_barrier<Scope, CompletionFunction, Backoff>::place(cuda::std::uint64_t before, cuda::std::uint64_t after,
+basic_barrier<Scope, CompletionFunction, Backoff>::place(cuda::std::uint64_t before, cuda::std::uint32_t open_phase,
                                                          cuda::std::uint32_t weight)
 {
   arrivals_placed placed;
   placed.weight = weight;
-  placed.open_phase = phase_of(after);
+  placed.open_phase = open_phase;
   cuda::std::uint32_t const count = count_of(before);
   cuda::std::uint32_t const participants = participants_of(before);
   if constexpr (Scope == cuda::thread_scope_system) {
     NV_IF_TARGET(NV_IS_HOST, (placed.polls_hint = participants >= Backoff::tuning::host_hint_min_participants;))
   }
+  placed.phase = phase_of(before);
+  placed.participants = participants;  // an armed phase's drops are all in before its last arrival
   if (is_armed(count) && count < stop_count) {
-    // The open phase, armed: it takes stop - count more arrivals.
-    placed.phase = phase_of(before);
-    placed.room = stop_count - count;
-    placed.participants = participants;  // drops of the open phase are in: all of them came before its last arrival
-    return placed;
+    placed.room = stop_count - count;  // the open phase takes this many more
+  } else if (count < participants) {
+    placed.room = participants - count;  // counted before the open phase's arm
+  } else {
+    place_beyond(placed, count);
   }
-  // Counted before the open phase's arm (arrivals so far: the count), or, with a completion
-  // function, while it runs (above the stop: arrivals of the next phase). Drops never add
-  // there, so the participants are those of the phases counted into.
-  bool const above_stop = count >= stop_count;
-  cuda::std::uint32_t const position = above_stop ? count - stop_count : count;
-  placed.participants = participants;
-  if (position < participants) {
-    placed.phase = (phase_of(before) + (above_stop ? 1u : 0u)) & phase_mask;
-    placed.room = participants - position;
-    return placed;
-  }
-  UNISYNC_EXPECTS(participants != 0, "barrier: an arrival at a barrier that expects no participant");
-  placed.phase = (phase_of(before) + (above_stop ? 1u : 0u) + position / participants) & phase_mask;
-  placed.room = participants - position % participants;
   return placed;
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_barrier<Scope, CompletionFunction, Backoff>::settle(
-    cuda::std::uint64_t before, cuda::std::uint64_t after, cuda::std::uint32_t added, bool arms)
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::place_beyond(
+    arrivals_placed& placed, cuda::std::uint32_t count)
 {
-  // `before` and `after` frame this thread's last addition of `added` count units; `arms`:
-  // it was the open phase's first arrival. Completes the phase if the addition reached the
-  // stop, and arms the open phase when this thread's additions opened it with arrivals in
-  // it (nobody else saw its count at zero) or were its first; the arm may complete it in
-  // turn. Returns the word as this thread's last addition left it.
-  auto word = detail::atomic_at<Scope>(word_);
-  for (;;) {
-    if (completes(before, added)) {
-      after = complete_phase(after);
-      arms = count_of(after) != 0;  // arrivals beyond the completed phase are in the next
-    }
-    if (!arms) return after;
-    // Arms for the participants this thread's own result shows: every drop of the previous
-    // phase came before, and none of this one (drops wait for the arm). It publishes
-    // nothing; acquire, because if every arrival came before it, it completes the phase.
-    cuda::std::uint32_t const participants = participants_of(after);
-    UNISYNC_EXPECTS(participants != 0, "barrier: an arrival at a barrier that expects no participant");
-    added = stop_count - participants;
-    cuda::std::uint64_t const arm = static_cast<cuda::std::uint64_t>(added) << count_shift;
-    before = word.fetch_add(arm, detail::memory_order_acquire);
-    after = before + arm;
-    arms = false;
-  }
+  // Counted beyond the open phase: before its arm with more arrivals in already than it
+  // takes, or, with a completion function, while it runs (above the stop: arrivals of the
+  // next phase). Drops never add there, so the participants are those of the phases
+  // counted into, each of them whole.
+  bool const above_stop = count >= stop_count;
+  cuda::std::uint32_t const position = above_stop ? count - stop_count : count;
+  UNISYNC_EXPECTS_WITHOUT_CALL(placed.participants != 0, "barrier: an arrival at a barrier that expects no participant");
+  placed.phase = (placed.phase + (above_stop ? 1u : 0u) + position / placed.participants) & phase_mask;
+  placed.room = placed.participants - position % placed.participants;
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase(
-    cuda::std::uint64_t after)
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::arm_for(
+    cuda::std::uint32_t participants)
 {
-  // This thread's addition reached the stop and acquired every arrival of the phase and the
-  // previous phase's completion: all releases in the word's release sequence that it read.
-  // With the default completion that addition carried; `after` is the next phase's word.
+  // Without participants the arm would complete a phase that its own arrival then
+  // overflows, over and over.
+  UNISYNC_EXPECTS_WITHOUT_CALL(participants != 0, "barrier: an arrival at a barrier that expects no participant");
+  return stop_count - participants;
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase(
+    cuda::std::uint64_t before, cuda::std::uint32_t added)
+{
+  // This thread's addition of `added` (from `before`) reached the stop and acquired every
+  // arrival of the phase and the previous phase's completion: all releases in the word's
+  // release sequence that it read. With the default completion that addition carried.
+  cuda::std::uint64_t after = before + (static_cast<cuda::std::uint64_t>(added) << count_shift);
   if constexpr (!completes_in_arrival) {
     completion_();
     // The addition that carries releases the waiters, and with them what the completion
@@ -117,7 +112,36 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_barrier<Scope, CompletionFunction,
   if constexpr (Scope == cuda::thread_scope_system) {
     detail::atomic_at<Scope>(open_phase_).store(phase_of(after), detail::memory_order_relaxed);
   }
-  return after;
+  // Arrivals beyond the completed phase opened the next one, which nobody saw at zero.
+  return count_of(after) == 0 ? phase_of(after) : arm_leftover(after);
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::arm_leftover(
+    cuda::std::uint64_t after)
+{
+  // `after`: the word as this thread's carry left it, with arrivals of the next phase in
+  // its count (more threads than the barrier expects): this thread arms that phase, as its
+  // first arrival would, for the participants after every drop of the completed phase;
+  // the arm may complete it, and so on. Returns the phase open after this thread's
+  // additions.
+  auto word = detail::atomic_at<Scope>(word_);
+  for (;;) {
+    cuda::std::uint32_t const arm = arm_for(participants_of(after));
+    cuda::std::uint64_t const before_arm =
+        word.fetch_add(static_cast<cuda::std::uint64_t>(arm) << count_shift, detail::memory_order_acquire);
+    if (!completes(before_arm, arm)) return phase_of(before_arm);
+    after = before_arm + (static_cast<cuda::std::uint64_t>(arm) << count_shift);
+    if constexpr (!completes_in_arrival) {
+      completion_();
+      cuda::std::uint64_t const carry = static_cast<cuda::std::uint64_t>(completion_headroom) << count_shift;
+      after = word.fetch_add(carry, detail::memory_order_release) + carry;
+    }
+    if constexpr (Scope == cuda::thread_scope_system) {
+      detail::atomic_at<Scope>(open_phase_).store(phase_of(after), detail::memory_order_relaxed);
+    }
+    if (count_of(after) == 0) return phase_of(after);
+  }
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
@@ -207,14 +231,15 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arri
     // participants before its own drop (it is one of them).
     bool const first = count_of(before) == 0;
     cuda::std::uint32_t const participants = participants_of(before);
-    UNISYNC_EXPECTS(participants != 0, "barrier::arrive_and_drop() at a barrier that expects no participant");
+    UNISYNC_EXPECTS_WITHOUT_CALL(participants != 0,
+                                 "barrier::arrive_and_drop() at a barrier that expects no participant");
     added = first ? stop_count - participants + 1 : 1u;
     cuda::std::uint64_t const desired = before + (static_cast<cuda::std::uint64_t>(added) << count_shift) - 1u;
     // Acquire-release as an arrival's addition.
     if (word.compare_exchange_strong(before, desired, detail::memory_order_acq_rel, detail::memory_order_relaxed)) {
-      if (first) before += static_cast<cuda::std::uint64_t>(stop_count - participants) << count_shift;
-      // As if the arm had come first: `before` now shows the armed count.
-      if (completes(before, 1)) static_cast<void>(settle(before, desired, 1, false));
+      // As if the arm had come first: the armed count, then this arrival, with its drop.
+      cuda::std::uint64_t const armed = first ? desired - (cuda::std::uint64_t{1} << count_shift) : before - 1u;
+      if (completes(armed, 1)) static_cast<void>(complete_phase(armed, 1));
       return;
     }
   }

@@ -226,6 +226,20 @@ class deadline {
     }                                                                                        \
   } while (false)
 
+/// As UNISYNC_EXPECTS, for arrival paths of barriers on the device, where the check may
+/// make no call: the device traps (cudaErrorLaunchFailure) without printing the message;
+/// the host throws it. A call anywhere in that path makes ptxas put a CTA-wide memory
+/// barrier in front of the warp-aggregated acquire-release atomic of every block's arrival
+/// (H100, basic_barrier at device scope, block arrival: 1.25 against 1.07 us per phase at
+/// 132 blocks).
+#define UNISYNC_EXPECTS_WITHOUT_CALL(condition, message)                                      \
+  do {                                                                                       \
+    if (!(condition)) {                                                                      \
+      NV_IF_ELSE_TARGET(NV_IS_DEVICE, (__trap();),                                           \
+                        (::unisync::detail::precondition_failed(message, __FILE__, __LINE__, __func__);)) \
+    }                                                                                        \
+  } while (false)
+
 /// Checked when UNISYNC_ENABLE_ASSERTIONS is on (debug builds): per-operation checks.
 #if UNISYNC_ENABLE_ASSERTIONS
 #define UNISYNC_ASSERT(condition, message) UNISYNC_EXPECTS(condition, message)
