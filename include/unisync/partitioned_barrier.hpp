@@ -315,6 +315,10 @@ class basic_partitioned_barrier {
                                                                          cuda::std::uint32_t next_share) noexcept;
   UNISYNC_HOST_DEVICE bool phase_ended_across(cuda::std::uint32_t phase, cuda::std::memory_order order, side_kind side,
                                               bool reported, cuda::std::uint64_t& their_report) const;
+  UNISYNC_HOST_DEVICE void carry_as_leader(side_kind side, cuda::std::uint32_t phase, cuda::std::uint64_t their_report,
+                                          cuda::std::uint32_t next_share) const;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t carried_word(cuda::std::uint64_t awaiting,
+                                                                        cuda::std::uint64_t their_report) noexcept;
   UNISYNC_HOST_DEVICE bool try_carry(side_kind side, cuda::std::uint32_t phase, cuda::std::uint64_t their_report,
                                      cuda::std::uint64_t awaiting) const;
   UNISYNC_HOST_DEVICE void open_next_phase(side_kind side, cuda::std::uint64_t word_after_carry) const;

@@ -327,8 +327,9 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFu
       mine.store(my_report, detail::memory_order_release);
       seen = theirs.load(detail::memory_order_acquire);
     }
-    return classify(seen, phase) != other_side::pending &&
-           try_carry(side, phase, seen, awaiting_word(phase, next_share));
+    if (classify(seen, phase) == other_side::pending) return false;
+    carry_as_leader(side, phase, seen, next_share);
+    return true;
   } else {
     // Exactly one of the two leaders runs the completion. Each stores its report, then a
     // sequentially consistent fence, then reads the other's: at least one of them sees the
@@ -365,7 +366,8 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFu
     central_.completion();
     atomic_at<across_sides>(reports_.completed)
         .store(static_cast<cuda::std::uint64_t>(next_phase) << report_phase_shift, detail::memory_order_release);
-    return try_carry(side, phase, their_report, awaiting_word(phase, next_share));
+    carry_as_leader(side, phase, their_report, next_share);
+    return true;
   }
 }
 
@@ -404,12 +406,10 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFu
   // of zero), the carry also clears the mixed flag, and the side completes alone from then
   // on; a carry added by an arrival leaves the flag, and the next phase reads the report
   // as absent.
-  bool const other_left = (their_report & missing_mask) == 0;
   detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
   cuda::std::uint64_t now = awaiting;
   while (phase_of(now) == phase && awaits_carry(now)) {
-    cuda::std::uint64_t const carried =
-        now + (cuda::std::uint64_t{1} << side_count_shift) - (other_left ? mixed_flag : 0);
+    cuda::std::uint64_t const carried = carried_word(now, their_report);
     // Release: the side's waiters acquire the reports' chain through this word.
     if (word.compare_exchange_strong(now, carried, detail::memory_order_acq_rel, detail::memory_order_acquire)) {
       open_next_phase(side, carried);
@@ -417,6 +417,39 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFu
     }
   }
   return phase_of(now) != phase;
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::carry_as_leader(
+    side_kind side, cuda::std::uint32_t phase, cuda::std::uint64_t their_report, cuda::std::uint32_t next_share) const
+{
+  // The side's leader, once the phase has ended on both sides: it knows the word that
+  // awaits the carry (nothing else changes it before the carry), so one exchange either
+  // adds the carry or finds that someone of the side (a waiter, the next phase's first
+  // arrival) did. Either way the phase has ended for the leader, which has acquired its
+  // side's arrivals (its own addition) and the other side's (the report): it needs neither
+  // the exchange's result nor its acquire, so on the GPU it goes on without waiting for
+  // that round trip to L2. Release: the side's waiters acquire the chain through the word.
+  cuda::std::uint64_t expected = awaiting_word(phase, next_share);
+  cuda::std::uint64_t const carried = carried_word(expected, their_report);
+  detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
+  if (side == side_kind::cpu) {
+    if (word.compare_exchange_strong(expected, carried, detail::memory_order_release, detail::memory_order_relaxed)) {
+      open_next_phase(side, carried);
+    }
+  } else {
+    static_cast<void>(
+        word.compare_exchange_strong(expected, carried, detail::memory_order_release, detail::memory_order_relaxed));
+  }
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint64_t basic_partitioned_barrier<CompletionFunction, Backoff>::carried_word(
+    cuda::std::uint64_t awaiting, cuda::std::uint64_t their_report) noexcept
+{
+  // When the other side has left (a share of zero), the carry also clears the mixed flag.
+  bool const other_left = (their_report & missing_mask) == 0;
+  return awaiting + (cuda::std::uint64_t{1} << side_count_shift) - (other_left ? mixed_flag : 0);
 }
 
 template <class CompletionFunction, class Backoff>
@@ -462,7 +495,8 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_barrier<CompletionFunc
     // carry once the phase has ended; a failed exchange means someone of the side did.
     cuda::std::uint64_t their_report = 0;
     if (!phase_ended_across(token.phase_, order, side, true, their_report)) return 1;
-    return try_carry(side, token.phase_, their_report, awaiting_word(token.phase_, token.next_share_)) ? 0u : 1u;
+    carry_as_leader(side, token.phase_, their_report, token.next_share_);
+    return 0;
   }
   // A CPU waiter among many polls the hint (see side_part::open_parity) until it shows
   // another phase, then the word; every 64th poll looks at the word whatever the hint says.
