@@ -49,7 +49,10 @@ struct empty_completion {
  * count its addition found: within the room left in the open phase, or past it, a whole
  * number of phases of `participants` each. `arrive_and_drop()` changes the participants,
  * so it never adds while the open phase is unarmed or running its completion: it waits
- * for that thread (already inside its arrival) and adds with a compare-and-swap.
+ * for that thread (already inside its arrival) and adds with a compare-and-swap. An
+ * arrival at a barrier whose participants have all dropped (or of `expected` 0) is
+ * refused in every build: the host throws `unisync::error`, the device traps (without
+ * the message, see UNISYNC_EXPECTS_WITHOUT_CALL).
  *
  * Waiters poll the word, pausing in proportion to the arrivals still missing measured in
  * their own arrival's weight (a block of 128 threads waits in units of blocks, not
@@ -98,15 +101,22 @@ class basic_barrier {
 
    private:
     friend class basic_barrier;
-    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight, bool completed_phase,
-                                      bool polls_hint) noexcept
-        : phase_(phase), weight_(weight), completed_phase_(completed_phase), polls_hint_(polls_hint)
+    // Flags in one word, not a bool each, so that a token travels in registers: on x86
+    // separate bools are assembled on the stack and read back as one wider word, which
+    // stalls store forwarding on every arrival.
+    enum flag : cuda::std::uint32_t {
+      completed_phase = 1,  // this arrival's additions completed and acquired the phase already
+      polls_hint = 2,       // a host waiter among many: polls open_phase_ first
+    };
+    UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight,
+                                      cuda::std::uint32_t flags) noexcept
+        : phase_(phase), weight_(weight), flags_(flags)
     {
     }
+    UNISYNC_HOST_DEVICE bool has(flag which) const noexcept { return (flags_ & which) != 0; }
     cuda::std::uint32_t phase_ = 0;   // the phase's number (16 bits, wrapping)
     cuda::std::uint32_t weight_ = 1;  // the arrival's update: the unit a waiter counts in
-    bool completed_phase_ = false;    // this arrival's additions completed and acquired the phase already
-    bool polls_hint_ = false;         // a host waiter among many: polls open_phase_ first
+    cuda::std::uint32_t flags_ = 0;
   };
 
   /// The largest expected count: 2^23 - 1 (8 388 607: thirty times the threads an H100
@@ -242,7 +252,9 @@ class basic_barrier {
     UNISYNC_HOST_DEVICE arrival_token token_of(cuda::std::uint32_t rank) const noexcept
     {
       cuda::std::uint32_t const its_phase = phase_of(rank);
-      return arrival_token(its_phase, weight, has_completed(open_phase, its_phase), polls_hint != 0);
+      return arrival_token(its_phase, weight,
+                           (has_completed(open_phase, its_phase) ? arrival_token::completed_phase : 0u) |
+                               (polls_hint != 0 ? arrival_token::polls_hint : 0u));
     }
   };
 

@@ -6,7 +6,7 @@
 namespace unisync {
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::arrival_token
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::arrival_token
 basic_barrier<Scope, CompletionFunction, Backoff>::arrive(cuda::std::ptrdiff_t update)
 {
   UNISYNC_ASSERT(update > 0 && update <= max(), "barrier::arrive(update) needs 0 < update <= max()");
@@ -151,7 +151,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction,
   // A host waiter among many polls the hint (see open_phase_) until it shows another
   // phase, and only then the word, whose acquire load decides and synchronizes. On the
   // host a forecast spins below some 500 missing arrivals anyway.
-  if (trust_hint && token.polls_hint_ &&
+  if (trust_hint && token.has(arrival_token::polls_hint) &&
       detail::atomic_at<Scope>(const_cast<cuda::std::uint32_t&>(open_phase_)).load(detail::memory_order_relaxed) ==
           token.phase_) {
     return 1;
@@ -173,7 +173,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction,
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::wait(arrival_token&& token) const
 {
-  if (token.completed_phase_) return;  // its addition completed and acquired the phase
+  if (token.has(arrival_token::completed_phase)) return;  // its addition completed and acquired the phase
   detail::hint_polls hint;
   auto forecast = [&](cuda::std::memory_order order) { return forecast_to_release(token, order, hint.trust_next()); };
   detail::wait_for_turn<Backoff>(forecast);
@@ -183,14 +183,14 @@ template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_barrier<Scope, CompletionFunction, Backoff>::try_wait(arrival_token const& token) const
 {
   // The word, not the hint: the phase has completed once the word says so.
-  return token.completed_phase_ || forecast_to_release(token, detail::memory_order_acquire, false) == 0;
+  return token.has(arrival_token::completed_phase) || forecast_to_release(token, detail::memory_order_acquire, false) == 0;
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_barrier<Scope, CompletionFunction, Backoff>::try_wait_within(
     arrival_token const& token, cuda::std::uint64_t timeout_ns) const
 {
-  if (token.completed_phase_) return true;
+  if (token.has(arrival_token::completed_phase)) return true;
   detail::hint_polls hint;
   return detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns), [&](cuda::std::memory_order order) {
     return forecast_to_release(token, order, hint.trust_next());
