@@ -37,7 +37,8 @@ struct empty_completion {
  * number, which completes the phase, releases the waiters and leaves the count at zero
  * for the next phase. With a completion function `stop` lies 2^23 below the carry: the
  * addition that reaches it runs the completion, then adds the rest, which carries. No
- * thread re-arms after a phase, so the completing arrival does nothing more than acquire.
+ * thread re-arms after a phase (unless arrivals beyond it came in, below), so the
+ * completing arrival does nothing more than acquire.
  * No other state is shared.
  *
  * More arrivals than a phase still needs (more threads than `expected` using the barrier,
@@ -47,7 +48,9 @@ struct empty_completion {
  * completion runs), and the thread whose addition left arrivals in a phase that nobody
  * armed arms it, which may complete it in turn. Each arrival's phase follows from the
  * count its addition found: within the room left in the open phase, or past it, a whole
- * number of phases of `participants` each. `arrive_and_drop()` changes the participants,
+ * number of phases of `participants` each (arrivals beyond the open phase must stay fewer
+ * than 2^23 at any time: below the arm, and above the stop while a completion runs).
+ * `arrive_and_drop()` changes the participants,
  * so it never adds while the open phase is unarmed or running its completion: it waits
  * for that thread (already inside its arrival) and adds with a compare-and-swap. An
  * arrival at a barrier whose participants have all dropped (or of `expected` 0) is
@@ -182,8 +185,10 @@ class basic_barrier {
   /// Block-collective arrival: every thread of `group` (a cooperative-groups thread_block
   /// or thread_block_tile) calls it; the group counts its threads (`__syncthreads_count`
   /// or a ballot), its leader adds them with ONE atomic and waits, then the group
-  /// synchronizes. Every thread still counts as one arrival toward `expected`; the group
-  /// leaves together, when the phase of its last arrival completes.
+  /// synchronizes. Every thread still counts as one arrival toward `expected`.
+  /// Preconditions (checked in debug builds, as arrive(update)): the group's threads are
+  /// at most the arrivals still missing in the phase; the group leaves together, so a
+  /// larger one would wait for the phase of its last arrival.
   template <class Group, class = detail::enable_if_group_t<Group>>
   __device__ void arrive_and_wait(Group const& group);
 #endif  // defined(__CUDACC__)

@@ -80,15 +80,16 @@ struct counting_completion {
   }
 };
 
-/// The 32 lanes of one warp arrive_and_wait() once per round on a barrier of 16, rounds
-/// apart (__syncwarp): each lane records the phases it saw completed when it left.
+/// Every thread of one block arrive_and_wait()s once per round on a barrier that expects
+/// fewer, rounds apart (__syncthreads): each records the phases it saw completed when it
+/// left.
 template <class Barrier>
-__global__ void warp_on_barrier_of_sixteen(Barrier* barrier, cuda::std::uint32_t* seen, unsigned rounds)
+__global__ void lanes_on_a_smaller_barrier(Barrier* barrier, cuda::std::uint32_t* seen, unsigned rounds)
 {
   for (unsigned round = 0; round < rounds; ++round) {
     barrier->arrive_and_wait();
-    seen[round * 32 + threadIdx.x] = unisync::detail::test_access::open_phase(*barrier);
-    __syncwarp();
+    seen[round * blockDim.x + threadIdx.x] = unisync::detail::test_access::open_phase(*barrier);
+    __syncthreads();
   }
 }
 
@@ -100,35 +101,47 @@ using central_barriers = ::testing::Types<unisync::barrier<>, unisync::basic_bar
 TYPED_TEST_SUITE(ConformanceDeviceBarrierMoreLanesThanExpected, central_barriers);
 
 // [thread.barrier.class] arrive: arrivals beyond a phase's expected count are arrivals of
-// the next phase: 32 lanes calling arrive_and_wait() together on a barrier of 16 complete
-// two phases, each lane is released when its own phase completes (the first 16 may leave
-// after the first phase, the others only after the second), and a completion function
-// runs once per phase.
-TYPED_TEST(ConformanceDeviceBarrierMoreLanesThanExpected, AWarpOnABarrierOfSixteenCompletesTwoPhases)
+// the next phase, and each thread is released when its own phase completes: 32 lanes on a
+// barrier of 16 complete two phases; 64 lanes on 16, four; 96 lanes on 24, four, where a
+// warp's lanes span two phases and the later ones wait for lanes of other warps. No
+// round may release more threads before its j-th phase completed than j phases hold, none
+// before its first; a completion function runs once per phase.
+TYPED_TEST(ConformanceDeviceBarrierMoreLanesThanExpected, EachLaneLeavesWhenItsOwnPhaseCompletes)
 {
   UNISYNC_REQUIRE_GPU();
   constexpr unsigned rounds = 200;
-  auto runs = unisync::make_managed<cuda::std::uint32_t>(0u);
-  auto seen = unisync::make_managed<std::array<cuda::std::uint32_t, 32 * rounds>>();
-  auto barrier = [&] {
+  struct shape {
+    unsigned lanes;
+    unsigned expected;
+  };
+  for (shape const cell : {shape{32, 16}, shape{64, 16}, shape{96, 24}}) {
+    unsigned const phases_per_round = cell.lanes / cell.expected;
+    auto runs = unisync::make_managed<cuda::std::uint32_t>(0u);
+    auto seen = unisync::make_managed<std::array<cuda::std::uint32_t, 96 * rounds>>();
+    auto barrier = [&] {
+      if constexpr (std::is_constructible_v<TypeParam, int, counting_completion>) {
+        return unisync::make_managed<TypeParam>(cell.expected, counting_completion{runs.get()});
+      } else {
+        return unisync::make_managed<TypeParam>(cell.expected);
+      }
+    }();
+    lanes_on_a_smaller_barrier<<<1, cell.lanes>>>(barrier.get(), seen->data(), rounds);
+    ASSERT_EQ(finish_device_work(lane_deadline), cudaSuccess);
+    EXPECT_EQ(unisync::detail::test_access::open_phase(*barrier), phases_per_round * rounds) << cell.lanes << " lanes";
     if constexpr (std::is_constructible_v<TypeParam, int, counting_completion>) {
-      return unisync::make_managed<TypeParam>(16, counting_completion{runs.get()});
-    } else {
-      return unisync::make_managed<TypeParam>(16);
+      EXPECT_EQ(*runs, phases_per_round * rounds) << "one completion per phase, " << cell.lanes << " lanes";
     }
-  }();
-  warp_on_barrier_of_sixteen<<<1, 32>>>(barrier.get(), seen->data(), rounds);
-  ASSERT_EQ(finish_device_work(lane_deadline), cudaSuccess);
-  EXPECT_EQ(unisync::detail::test_access::open_phase(*barrier), 2 * rounds);
-  if constexpr (std::is_constructible_v<TypeParam, int, counting_completion>) {
-    EXPECT_EQ(*runs, 2 * rounds) << "one completion per phase";
-  }
-  for (unsigned round = 0; round < rounds; ++round) {
-    auto const lanes = seen->begin() + 32 * round;
-    auto const early = std::count_if(lanes, lanes + 32, [&](cuda::std::uint32_t phases) { return phases <= 2 * round + 1; });
-    auto const unfinished = std::count_if(lanes, lanes + 32, [&](cuda::std::uint32_t phases) { return phases <= 2 * round; });
-    EXPECT_LE(early, 16) << "lanes left round " << round << " with only its first phase completed";
-    EXPECT_EQ(unfinished, 0) << "lanes left round " << round << " before its first phase completed";
+    for (unsigned round = 0; round < rounds; ++round) {
+      auto const first = seen->begin() + cell.lanes * round;
+      for (unsigned completed = 0; completed < phases_per_round; ++completed) {
+        unsigned const open = phases_per_round * round + completed;  // phases seen completed: `open`
+        auto const left = static_cast<unsigned>(
+            std::count_if(first, first + cell.lanes, [&](cuda::std::uint32_t phases) { return phases <= open; }));
+        EXPECT_LE(left, completed * cell.expected)
+            << left << " of " << cell.lanes << " lanes left round " << round << " with " << completed
+            << " of its phases completed";
+      }
+    }
   }
 }
 
