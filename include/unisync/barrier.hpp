@@ -269,6 +269,7 @@ class basic_barrier {
   UNISYNC_HOST_DEVICE static void place_beyond(arrivals_placed& placed, cuda::std::uint32_t count);
   UNISYNC_HOST_DEVICE static cuda::std::uint32_t arm_for(cuda::std::uint32_t participants);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t complete_phase(cuda::std::uint64_t before, cuda::std::uint32_t added);
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t carry_out(cuda::std::uint64_t before, cuda::std::uint32_t added);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t arm_leftover(cuda::std::uint64_t after);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token, cuda::std::memory_order order,
                                                               bool trust_hint) const;

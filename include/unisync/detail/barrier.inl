@@ -95,6 +95,15 @@ template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase(
     cuda::std::uint64_t before, cuda::std::uint32_t added)
 {
+  cuda::std::uint64_t const after = carry_out(before, added);
+  // Arrivals beyond the completed phase opened the next one, which nobody saw at zero.
+  return count_of(after) == 0 ? phase_of(after) : arm_leftover(after);
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_barrier<Scope, CompletionFunction, Backoff>::carry_out(
+    cuda::std::uint64_t before, cuda::std::uint32_t added)
+{
   // This thread's addition of `added` (from `before`) reached the stop and acquired every
   // arrival of the phase and the previous phase's completion: all releases in the word's
   // release sequence that it read. With the default completion that addition carried.
@@ -112,8 +121,7 @@ UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope
   if constexpr (Scope == cuda::thread_scope_system) {
     detail::atomic_at<Scope>(open_phase_).store(phase_of(after), detail::memory_order_relaxed);
   }
-  // Arrivals beyond the completed phase opened the next one, which nobody saw at zero.
-  return count_of(after) == 0 ? phase_of(after) : arm_leftover(after);
+  return after;
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
@@ -131,15 +139,7 @@ UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope
     cuda::std::uint64_t const before_arm =
         word.fetch_add(static_cast<cuda::std::uint64_t>(arm) << count_shift, detail::memory_order_acquire);
     if (!completes(before_arm, arm)) return phase_of(before_arm);
-    after = before_arm + (static_cast<cuda::std::uint64_t>(arm) << count_shift);
-    if constexpr (!completes_in_arrival) {
-      completion_();
-      cuda::std::uint64_t const carry = static_cast<cuda::std::uint64_t>(completion_headroom) << count_shift;
-      after = word.fetch_add(carry, detail::memory_order_release) + carry;
-    }
-    if constexpr (Scope == cuda::thread_scope_system) {
-      detail::atomic_at<Scope>(open_phase_).store(phase_of(after), detail::memory_order_relaxed);
-    }
+    after = carry_out(before_arm, arm);
     if (count_of(after) == 0) return phase_of(after);
   }
 }
@@ -220,7 +220,6 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arri
   // phase is inside its arrive(), one or two atomics from done.
   auto word = detail::atomic_at<Scope>(word_);
   cuda::std::uint64_t before = 0;
-  cuda::std::uint32_t added = 0;
   for (;;) {
     detail::wait_for_turn<Backoff>([&](cuda::std::memory_order) {
       before = word.load(detail::memory_order_relaxed);
@@ -233,7 +232,7 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arri
     cuda::std::uint32_t const participants = participants_of(before);
     UNISYNC_EXPECTS_WITHOUT_CALL(participants != 0,
                                  "barrier::arrive_and_drop() at a barrier that expects no participant");
-    added = first ? stop_count - participants + 1 : 1u;
+    cuda::std::uint32_t const added = first ? stop_count - participants + 1 : 1u;
     cuda::std::uint64_t const desired = before + (static_cast<cuda::std::uint64_t>(added) << count_shift) - 1u;
     // Acquire-release as an arrival's addition.
     if (word.compare_exchange_strong(before, desired, detail::memory_order_acq_rel, detail::memory_order_relaxed)) {
