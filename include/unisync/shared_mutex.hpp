@@ -35,16 +35,21 @@ namespace unisync {
  * Scopes. `thread_scope_system` is side-partitioned, the platform-aware design for GPUs
  * without native host atomics (PCIe): CPU readers add to a word on a host-resident page, GPU
  * readers to a word on a device-resident page; readers never write the other side's memory.
- * The gate sits on a host page (GPU readers load it across the link: one load per read
- * entry). The writers' lock is a `basic_cohort_mutex`. A writer reads the CPU word itself
+ * The gate sits on a host page, and a copy of it on each of `tuning::shared_mutex_gate_copies`
+ * host lines, which GPU readers load (across the link: one load per read entry) by block
+ * and warp: the GPU's loads of one host line serialize, about 0.5 us each on the H100
+ * machine, so that with one line for 132 blocks each load waited 40-60 us. Writers store
+ * the copies, then the gate (CPU readers and the report below read the gate itself). The
+ * writers' lock is a `basic_cohort_mutex`. A writer reads the CPU word itself
  * (across the link from the GPU) and, from the GPU, the GPU word; a CPU writer cannot read
  * the device page without a page fault (about 1 ms), so the GPU side mirrors what CPU writers
  * need into a host-resident report, by stores only: "GPU readers present", published before
  * any GPU reader looks at the gate and withdrawn when the last one leaves, and "drained for
  * the writer that closed gate g", stored by the GPU reader whose exit (or late declaration)
- * left only late readers. One GPU thread at a time writes the report (a transition bit in
- * the GPU word); whoever finds the bit taken leaves the work to its holder, which looks
- * again before it lets go. Any other scope (`thread_scope_device`, GPU threads only) keeps
+ * left only late readers (late for a copy whose writer has not stored the gate yet: that
+ * thread waits for the gate, a few stores away). One GPU thread at a time writes the report
+ * (a transition bit in the GPU word); whoever finds the bit taken leaves the work to its
+ * holder, which looks again before it lets go. Any other scope (`thread_scope_device`, GPU threads only) keeps
  * everything in one memory and spreads readers over `tuning::shared_mutex_reader_stripes`
  * words by block index, so that readers of different blocks mostly do not contend; a
  * writer reads every stripe. Its writers' lock is a FIFO ticket lock at that scope.
@@ -55,18 +60,24 @@ namespace unisync {
  * for at most one critical section: a stream of readers cannot hold it back. A reader
  * waits, from the fence after its registration, for at most one writer's critical section
  * (the writer it found, or a writer that found its registration already visible): a stream
- * of writers cannot hold it back either. Readers overlap freely.
+ * of writers cannot hold it back either. Readers overlap freely. One GPU thread's bookkeeping
+ * of the report is lock-free, not wait-free: it lets go of the transition bit with an
+ * exchange that fails on any change of the GPU word, so a stream of other GPU readers'
+ * registrations can keep it looking again (the model shows the cycle; each try is one
+ * exchange, and a real stream leaves gaps).
  *
  * Memory ordering: everything a writer did before unlock() is visible to every later
  * holder, shared or exclusive, after its lock returns; everything a reader did in its
- * shared section is visible to the next writer. The gate's stores are releases and readers
- * load it with acquire; readers' exits are releases on their word, and the writer loads the
+ * shared section is visible to the next writer. The gate's stores (and its copies', after
+ * one release fence) are releases and readers load it (or their copy) with acquire; each
+ * copy's stores come before the gate's, so that a GPU thread that acquires the gate and
+ * then releases the GPU word orders the copies before every later GPU registration; readers' exits are releases on their word, and the writer loads the
  * word (or, for the GPU side seen from the CPU, the report, which the reporting GPU thread
  * stored with a system-scope release after acquiring the word) with acquire. Exclusion
  * itself rests on the seq_cst fences ([atomics.order] p4.4 in C++20, fence.sc in PTX).
  *
- * Placement: construct it with `unisync::make_managed`, which advises the CPU word, the gate
- * and the report for the host and the GPU word for the device (system scope), or the whole
+ * Placement: construct it with `unisync::make_managed`, which advises the CPU word, the gate,
+ * its copies and the report for the host and the GPU word for the device (system scope), or the whole
  * object for the device (other scopes); without advice it is still correct, only slower.
  *
  * Limits: at most 2^20 - 1 readers registered at once per side (per stripe at device
@@ -230,13 +241,17 @@ class basic_shared_mutex {
     // The last closed gate reported drained; written by the transition bit's holder only.
     alignas(detail::cache_line_size) cuda::std::uint64_t reported_gate = 0;
   };
-  /// The words that cross the link, on a host page (system scope).
+  static constexpr cuda::std::uint32_t gate_copies = partitioned ? Backoff::tuning::shared_mutex_gate_copies : 1u;
+  /// The words that cross the link, on host pages (system scope).
   struct alignas(4096) link_part {
     // Odd: closed by a writer; even: open. Each writer adds 1 to close and 1 to reopen, so a
-    // value names the writer that closed it. Written by the writers' lock holder only.
+    // value names the writer that closed it. Written by the writers' lock holder only; read
+    // by CPU readers, writers and the GPU's report holder.
     alignas(detail::cache_line_size) cuda::std::uint64_t gate = 0;
     // The GPU's report (layout above). Written by the GPU thread holding the transition bit.
     alignas(detail::cache_line_size) cuda::std::uint64_t gpu_report = 0;
+    // The gate as GPU readers read it: every copy holds the gate's value, stored before it.
+    reader_line reader_gates[gate_copies];
   };
   /// Every other scope: the stripes and the gate in one memory.
   struct striped_state {
@@ -264,6 +279,7 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& reader_word(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& gate_word() noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t& reader_gate(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE static bool reports(side_kind side) noexcept;
 
   // Readers, as a thread of `side` (tests on the host stand in for the GPU by naming it).
@@ -284,6 +300,7 @@ class basic_shared_mutex {
 
   // Writers.
   UNISYNC_HOST_DEVICE cuda::std::uint64_t close_gate();
+  UNISYNC_HOST_DEVICE void store_gate(cuda::std::uint64_t value);
   UNISYNC_HOST_DEVICE void reopen_gate(cuda::std::uint64_t closed_gate);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_drain(cuda::std::uint64_t gate, cuda::std::memory_order order);
   UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);

@@ -100,6 +100,12 @@ struct tuning {
   /// central word, a writer's poll reads 16 lines. Only 16 was measured (H100, 132 blocks,
   /// 99% reads: 1.18e7 shared sections/s); other counts are untried.
   static constexpr cuda::std::uint32_t shared_mutex_reader_stripes = 16;
+  /// A system-scope shared_mutex keeps this many copies of its gate on host lines (16 KiB),
+  /// and a GPU reader loads the copy of its block (and warp) modulo this count: the GPU's
+  /// loads of one host line serialize, about 0.5 us each on the H100 machine. H100, 132
+  /// blocks of one GPU reader, 99% reads: 1.2e5 sections/s with one line (a gate load took
+  /// 40-60 us), 9.4e5 with 16 copies, 2.5e6 with 32, 4.4e6 with 64; writers store every copy.
+  static constexpr cuda::std::uint32_t shared_mutex_gate_copies = 128;
 };
 
 }  // namespace unisync

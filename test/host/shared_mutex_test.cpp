@@ -179,6 +179,32 @@ TEST(HostSharedMutexAcrossSides, TimedOutGpuReaderLeavesNoTrace)
   EXPECT_FALSE(access::gpu_reported_present(mutex));
 }
 
+// A writer stores every GPU reader's copy of the gate before the gate itself. A GPU reader
+// that finds its copy closed in between declares itself late while the gate still reads
+// open; the GPU side must still report itself drained once the gate closes, or a CPU writer
+// waits for that report forever.
+TEST(HostSharedMutexAcrossSides, GpuReaderLateForACopyIsReportedDrainedOnceTheGateCloses)
+{
+  unisync::shared_mutex mutex;
+  access::store_reader_gates(mutex, 1);  // a writer between its copies and the gate
+  std::atomic<bool> entered{false};
+  std::thread reader([&] {
+    access::lock_shared_as(mutex, side::gpu);
+    entered = true;
+    access::unlock_shared_as(mutex, side::gpu);
+  });
+  ASSERT_TRUE(unisync::test::eventually([&] { return access::late_readers(mutex) == 1; }));
+  access::store_gate(mutex, 1);
+  EXPECT_TRUE(unisync::test::eventually([&] { return access::gpu_reported_drained_for(mutex, 1); }))
+      << "the GPU side never reported its late reader drained: a CPU writer would wait forever";
+  EXPECT_FALSE(entered.load()) << "the reader entered past a closed copy of the gate";
+  access::store_reader_gates(mutex, 2);  // reopened
+  access::store_gate(mutex, 2);
+  reader.join();
+  EXPECT_TRUE(entered.load());
+  EXPECT_EQ(access::reader_words(mutex), 0u);
+}
+
 // Readers are not starved by writers: a reader that finds writer 1 inside, with writer 2
 // queued on the writers' lock, enters before writer 2's section.
 TEST(HostSharedMutexAcrossSides, ReaderWaitsForOneWriterOnly)

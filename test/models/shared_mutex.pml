@@ -13,24 +13,33 @@
  *   deregister          word.fetch_sub(1); GPU: settle_or_leave if the side emptied with
  *                       present set, or only late readers are left (might_drain)
  *   settle_report       the loop of settle_report(): publish, withdraw, report drained(g)
- *                       after a gate load validated by a no-op exchange, release the bit
+ *                       after a gate load validated by a no-op exchange (look again while
+ *                       only late readers are left and the gate is open), release the bit
  *                       with an exchange that fails on any change
- *   lock (writer)       writers' lock; gate = gate + 1; fence; wait until every side is
+ *   lock (writer)       writers' lock; store_gate(gate + 1): each GPU reader's copy of the
+ *                       gate, then the gate; fence; wait until every side is
  *                       drained: CPU word read directly; GPU word read directly by a GPU
  *                       writer, through the report (not present, or drained for g) by a
  *                       CPU writer
- *   unlock (writer)     gate = gate + 1; writers' lock released
+ *   unlock (writer)     store_gate(gate + 1) as above; writers' lock released
+ * GPU readers load their own copy of the gate (reader_gate(): one host line per block), CPU
+ * readers and the report holder the gate itself; each GPU reader of the model has a copy
+ * of its own (the worst case: copies updated at different times).
  * The writers' lock is an abstract mutex (its own model is cohort_mutex.pml). The gate
  * counts modulo GM = 4 (slot((g + 1) / 2 mod 2) stays consistent across the wrap), reported
  * gates too; a reported gate is never ahead of the gate, so "newer" is "different". A compare-and-swap compares the
  * word's fields, as the code compares its value.
  *
  * Actors: NC CPU readers, NG GPU readers (default 1 and 1), one CPU writer and one GPU
- * writer (-DNO_GPU_WRITER: the CPU writer alone), each looping forever.
+ * writer (-DNO_GPU_WRITER: the CPU writer alone), each looping forever (-DWRITER_ROUNDS=n:
+ * each writer writes n times and stops, so that a reader's progress cannot rest on a
+ * later writer).
  *
  * Memory model: sequential consistency by default (the fences are no-ops). -DWEAK_MEMORY
  * gives each writer a store buffer for its gate stores (made visible by a flusher in any
- * order with the other side's loads; its own loads read it first) and lets a reader's gate
+ * order with the other side's loads, the copies in any order among themselves and the gate
+ * only after them, as its release store orders them; its own loads read it first) and
+ * lets a reader's gate
  * load after a registration (or an un-late) be performed before the read-modify-write is
  * visible to writers (modeled as the load taken first); the seq_cst fences forbid both.
  *
@@ -39,7 +48,8 @@
  *           writer does (it waits only for readers already registered)
  *   reader  from its fence, a reader sees at most one writer's section start before it
  *           enters
- * --ltl rlive0 / wlive0: a registered reader 0 (CPU) / the CPU writer eventually enters.
+ * --ltl rlive0 / wlive0: a registered reader 0 (CPU) / the CPU writer eventually enters;
+ * rliveg: the first GPU reader eventually enters.
  * Seeded bugs (each must be caught):
  *   -DBUG_ONE_LATE_COUNTER   one late counter for every writer (-DNC=2 -DNG=0): the next
  *                            writer takes a reader still late for the previous one as
@@ -50,6 +60,20 @@
  *                            bound, assertion)
  *   -DBUG_NO_PRESENCE_WAIT   a GPU reader that finds no presence goes on without it: a CPU
  *                            writer sees "not present" and enters beside it (assertion)
+ *   -DBUG_LEAVE_OPEN_GATE    the report holder that finds only late GPU readers and the gate
+ *                            open lets go: they were late for a closed copy whose writer
+ *                            has not stored the gate yet, and no one reports them drained
+ *                            (deadlock)
+ *   -DBUG_LOOK_AGAIN_ALWAYS  the report holder looks again whenever only late readers are
+ *                            left and the gate is open, also when their writer has reopened:
+ *                            a reader that went late for a closed copy after its writer had
+ *                            reopened (it registered after the writer's drain check) spins
+ *                            in its own report until another writer comes (--ltl rliveg
+ *                            with -DWRITER_ROUNDS=1: a cycle)
+ *   -DBUG_GATE_BEFORE_COPIES the writer stores the gate before the GPU readers' copies: the
+ *                            report holder reads the closed gate and reports the GPU side
+ *                            drained while a GPU reader still finds its copy open and enters
+ *                            beside the CPU writer (assertion)
  *   -DBUG_NO_WRITER_FENCE    (-DWEAK_MEMORY) the writer's gate store may still be buffered
  *                            when it reads the reader words (assertion)
  *   -DBUG_NO_READER_FENCE    (-DWEAK_MEMORY) the reader's gate load may pass its
@@ -110,6 +134,13 @@ bool transition;                              /* GPU word's transition bit */
 byte reported;                                /* gpu_part::reported_gate */
 /* the link part */
 byte gate;
+#if NG > 0
+#define NCOPY NG
+#else
+#define NCOPY 1
+#endif
+byte copy[NCOPY];                             /* link_part::reader_gates, one per GPU reader */
+#define GATE_OF(r) (IS_GPU(r) -> copy[(r) - NC] : gate)
 bool report_present;
 byte report_gate;
 /* the writers' lock */
@@ -117,6 +148,7 @@ bool wlock;
 
 #if defined(WEAK_MEMORY)
 bool gate_pending[2];                         /* writer w's gate store not yet visible */
+bool copy_pending[2 * NCOPY];                 /* [w * NCOPY + k]: its store to copy k */
 byte gate_buffered[2];
 #define GATE_SEEN_BY_WRITER(w) (gate_pending[w] -> gate_buffered[w] : gate)
 #else
@@ -182,6 +214,13 @@ inline settle() {
                  atomic { report_gate = (held_stale[r] -> OLD : hg); report_present = true }
               :: else -> skip
               fi
+#if defined(BUG_LOOK_AGAIN_ALWAYS)
+           :: !CLOSED(hg) -> ok = true
+#elif !defined(BUG_LEAVE_OPEN_GATE)
+           /* the next close is of the late readers' slot: its writer is between its copies
+            * and the gate; else they are late for a writer that has reopened */
+           :: !CLOSED(hg) && SLOT((hg + 1) % GM) == (sv_l0 > 0 -> 0 : 1) -> ok = true
+#endif
            :: else -> skip
            fi
         :: else -> skip
@@ -230,7 +269,7 @@ proctype reader(byte r) {
   ::
 #if defined(WEAK_MEMORY) && defined(BUG_NO_READER_FENCE)
      if
-     :: atomic { early = true; early_gate = gate }     /* the load passes the registration */
+     :: atomic { early = true; early_gate = GATE_OF(r) }  /* the load passes the registration */
      :: early = false
      fi;
 #endif
@@ -248,7 +287,7 @@ proctype reader(byte r) {
 #endif
      take = false;
      atomic {                                               /* fence; g = gate */
-       g = (early -> early_gate : gate);
+       g = (early -> early_gate : GATE_OF(r));
        early = false;
        counting[r] = true; writer_sections_seen[r] = 0
      };
@@ -261,15 +300,15 @@ proctype reader(byte r) {
         :: take -> settle_or_leave()
         :: else -> skip
         fi;
-        atomic { gate != g };                               /* wait until reopened */
+        atomic { GATE_OF(r) != g };                         /* wait until reopened */
 #if defined(WEAK_MEMORY) && defined(BUG_NO_READER_FENCE)
         if
-        :: atomic { early = true; early_gate = gate }
+        :: atomic { early = true; early_gate = GATE_OF(r) }
         :: early = false
         fi;
 #endif
         atomic { add_late(s, q, -1) };                      /* active again */
-        atomic { now = (early -> early_gate : gate); early = false };
+        atomic { now = (early -> early_gate : GATE_OF(r)); early = false };
 #if defined(BUG_REREAD_GATE)
         g = now
 #else
@@ -308,18 +347,59 @@ proctype reader(byte r) {
   od
 }
 
+/* store_gate(v) under sequential consistency: the copies, one store each, then the gate
+ * (the seeded bug: the gate first). `closing`: the close, which starts the writer's
+ * drain (the writer bound counts entries from the store that completes the close). */
+inline store_copies(v) {
+  j = 0;
+  do
+  :: j < NCOPY -> atomic { copy[j] = v }; j++
+  :: else -> j = 0; break
+  od
+}
+inline store_gate(v, closing) {
+#if defined(BUG_GATE_BEFORE_COPIES)
+  atomic { gate = v; if :: closing -> FORGET_OLD(v) :: else -> skip fi };
+  store_copies(v);
+  if :: closing -> draining[w] = true :: else -> skip fi
+#else
+  store_copies(v);
+  atomic { gate = v; if :: closing -> draining[w] = true; FORGET_OLD(v) :: else -> skip fi }
+#endif
+}
+/* The same into the writer's store buffer (WEAK_MEMORY). */
+inline buffer_gate(v) {
+  gate_buffered[w] = v; gate_pending[w] = true;
+  j = 0;
+  do
+  :: j < NCOPY -> copy_pending[w * NCOPY + j] = true; j++
+  :: else -> j = 0; break
+  od
+}
+#define FLUSHED(w) (!gate_pending[w])
+
 proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
   byte g, j;
+#if defined(WRITER_ROUNDS)
+  byte rounds = 0;
+#endif
   do
-  :: atomic { !wlock -> wlock = true };
+#if defined(WRITER_ROUNDS)
+  :: rounds == WRITER_ROUNDS -> break
+  :: rounds < WRITER_ROUNDS -> rounds++;
+#else
+  ::
+#endif
+     atomic { !wlock -> wlock = true };
 #if defined(WEAK_MEMORY)
-     atomic { g = (GATE_SEEN_BY_WRITER(w) + 1) % GM; gate_pending[w] = true; gate_buffered[w] = g;
+     atomic { g = (GATE_SEEN_BY_WRITER(w) + 1) % GM; buffer_gate(g);
               draining[w] = true; FORGET_OLD(g) };
 #if !defined(BUG_NO_WRITER_FENCE)
-     atomic { !gate_pending[w] };                            /* fence */
+     atomic { FLUSHED(w) };                                  /* fence */
 #endif
 #else
-     atomic { g = (gate + 1) % GM; gate = g; draining[w] = true; FORGET_OLD(g) };
+     g = (gate + 1) % GM;
+     store_gate(g, true);
 #endif
      /* wait until drained */
      atomic {
@@ -342,21 +422,30 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
      };
      atomic { assert(readers_in == 0); writers_in-- };
 #if defined(WEAK_MEMORY)
-     atomic { !gate_pending[w] -> gate_pending[w] = true; gate_buffered[w] = (g + 1) % GM };
-     atomic { !gate_pending[w] -> wlock = false }            /* the lock's release orders it */
+     atomic { FLUSHED(w) -> buffer_gate((g + 1) % GM) };
+     atomic { FLUSHED(w) -> wlock = false }                  /* the lock's release orders it */
 #else
-     atomic { gate = (g + 1) % GM };
+     store_gate((g + 1) % GM, false);
      wlock = false
 #endif
   od
 }
 
 #if defined(WEAK_MEMORY)
+/* The gate only after every copy of its writer (its release store orders them); the
+ * copies in any order. */
+#define NO_COPY_PENDING(w) (!copy_pending[(w) * NCOPY] && (NCOPY < 2 || !copy_pending[(w) * NCOPY + NCOPY - 1]))
 proctype flusher() {
 end:
   do
-  :: atomic { gate_pending[0] -> gate = gate_buffered[0]; gate_pending[0] = false }
-  :: atomic { gate_pending[1] -> gate = gate_buffered[1]; gate_pending[1] = false }
+  :: atomic { gate_pending[0] && NO_COPY_PENDING(0) -> gate = gate_buffered[0]; gate_pending[0] = false }
+  :: atomic { gate_pending[1] && NO_COPY_PENDING(1) -> gate = gate_buffered[1]; gate_pending[1] = false }
+  :: atomic { copy_pending[0] -> copy[0] = gate_buffered[0]; copy_pending[0] = false }
+  :: atomic { copy_pending[NCOPY] -> copy[0] = gate_buffered[1]; copy_pending[NCOPY] = false }
+#if NG > 1
+  :: atomic { copy_pending[1] -> copy[1] = gate_buffered[0]; copy_pending[1] = false }
+  :: atomic { copy_pending[NCOPY + 1] -> copy[1] = gate_buffered[1]; copy_pending[NCOPY + 1] = false }
+#endif
   od
 }
 #endif
@@ -380,3 +469,4 @@ init {
 
 ltl rlive0 { [] (counting[0] -> <> !counting[0]) }
 ltl wlive0 { [] (draining[0] -> <> !draining[0]) }
+ltl rliveg { [] (counting[NC] -> <> !counting[NC]) }

@@ -285,6 +285,31 @@ struct test_access {
   {
     return (atomic_at<cuda::thread_scope_system>(mutex.state_.link.gpu_report).load(memory_order_acquire) & 1u) != 0;
   }
+  /// A writer's gate stores, one step at a time (system scope): every GPU reader's copy of
+  /// the gate, or the gate itself. No writer may run meanwhile.
+  template <class Backoff>
+  static void store_reader_gates(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex,
+                                 cuda::std::uint64_t value)
+  {
+    for (auto& copy : mutex.state_.link.reader_gates) {
+      atomic_at<cuda::thread_scope_system>(copy.word).store(value, memory_order_release);
+    }
+  }
+  template <class Backoff>
+  static void store_gate(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex, cuda::std::uint64_t value)
+  {
+    atomic_at<cuda::thread_scope_system>(mutex.state_.link.gate).store(value, memory_order_release);
+  }
+  /// Whether the GPU side's report says it drained for the writer that closed `gate`.
+  template <class Backoff>
+  static bool gpu_reported_drained_for(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex,
+                                       cuda::std::uint64_t gate)
+  {
+    using mutex_type = basic_shared_mutex<cuda::thread_scope_system, Backoff>;
+    return atomic_at<cuda::thread_scope_system>(mutex.state_.link.gpu_report).load(memory_order_acquire) >>
+               mutex_type::report_gate_shift ==
+           gate;
+  }
   /// Writers that have taken a ticket of the writers' lock (on the calling side).
   template <class Backoff>
   static cuda::std::uint64_t writer_tickets(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex)
