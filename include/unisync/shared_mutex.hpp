@@ -39,7 +39,11 @@ namespace unisync {
  * host lines, which GPU readers load (across the link: one load per read entry) by block
  * and warp: the GPU's loads of one host line serialize, about 0.5 us each on the H100
  * machine, so that with one line for 132 blocks each load waited 40-60 us. Writers store
- * the copies, then the gate (CPU readers and the report below read the gate itself). The
+ * the copies, then the gate (CPU readers and the report below read the gate itself); the
+ * copies only once a GPU reader has asked for them, so that CPU threads alone do not pay
+ * for them. The copies start kept (and open), so that GPU readers that come before any
+ * writer read them; the first writer that finds no request drops them, once, and a GPU
+ * reader that finds its copy not kept asks, and reads the gate. The
  * writers' lock is a `basic_cohort_mutex`. A writer reads the CPU word itself
  * (across the link from the GPU) and, from the GPU, the GPU word; a CPU writer cannot read
  * the device page without a page fault (about 1 ms), so the GPU side mirrors what CPU writers
@@ -242,6 +246,13 @@ class basic_shared_mutex {
     alignas(detail::cache_line_size) cuda::std::uint64_t reported_gate = 0;
   };
   static constexpr cuda::std::uint32_t gate_copies = partitioned ? Backoff::tuning::shared_mutex_gate_copies : 1u;
+  // Marks a copy of the gate that writers keep (gate values never reach bit 63).
+  static constexpr cuda::std::uint64_t kept_copy = cuda::std::uint64_t{1} << 63;
+  /// A copy of the gate on a 128-byte line of its own; kept, and open, until the first writer.
+  struct gate_copy_line {
+    // Written by writers only (the writers' lock holder); read by GPU readers.
+    alignas(detail::cache_line_size) cuda::std::uint64_t word = kept_copy;
+  };
   /// The words that cross the link, on host pages (system scope).
   struct alignas(4096) link_part {
     // Odd: closed by a writer; even: open. Each writer adds 1 to close and 1 to reopen, so a
@@ -250,8 +261,17 @@ class basic_shared_mutex {
     alignas(detail::cache_line_size) cuda::std::uint64_t gate = 0;
     // The GPU's report (layout above). Written by the GPU thread holding the transition bit.
     alignas(detail::cache_line_size) cuda::std::uint64_t gpu_report = 0;
-    // The gate as GPU readers read it: every copy holds the gate's value, stored before it.
-    reader_line reader_gates[gate_copies];
+    // Nonzero once a GPU reader has asked writers to keep the copies below (it found its
+    // copy not kept); never cleared. Written by GPU readers, read by writers.
+    alignas(detail::cache_line_size) cuda::std::uint32_t copies_wanted = 0;
+    // The gate as GPU readers read it: while kept (marked kept_copy), a copy holds the
+    // gate's value, stored before it by every writer.
+    gate_copy_line reader_gates[gate_copies];
+  };
+  /// A gate value as a reader read it, and the word it read: the gate or a kept copy.
+  struct gate_view {
+    cuda::std::uint64_t* word;
+    cuda::std::uint64_t value;
   };
   /// Every other scope: the stripes and the gate in one memory.
   struct striped_state {
@@ -279,14 +299,14 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& reader_word(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& gate_word() noexcept;
-  UNISYNC_HOST_DEVICE cuda::std::uint64_t& reader_gate(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE gate_view load_reader_gate(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE static bool reports(side_kind side) noexcept;
 
   // Readers, as a thread of `side` (tests on the host stand in for the GPU by naming it).
-  UNISYNC_HOST_DEVICE cuda::std::uint64_t register_reader(side_kind side);
+  UNISYNC_HOST_DEVICE gate_view register_reader(side_kind side);
   UNISYNC_HOST_DEVICE bool try_register_reader(side_kind side);
   UNISYNC_HOST_DEVICE void deregister(side_kind side, cuda::std::uint64_t units);
-  UNISYNC_HOST_DEVICE bool wait_out_writers(side_kind side, cuda::std::uint64_t gate, detail::deadline const* limit);
+  UNISYNC_HOST_DEVICE bool wait_out_writers(side_kind side, gate_view seen, detail::deadline const* limit);
   UNISYNC_HOST_DEVICE void lock_shared_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_lock_shared_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_lock_shared_within_as(side_kind side, cuda::std::uint64_t timeout_ns);

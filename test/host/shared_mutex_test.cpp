@@ -179,6 +179,39 @@ TEST(HostSharedMutexAcrossSides, TimedOutGpuReaderLeavesNoTrace)
   EXPECT_FALSE(access::gpu_reported_present(mutex));
 }
 
+// The copies of the gate start kept and open, so that GPU readers that come before any
+// writer read them; a writer that no GPU reader has asked drops them, so that CPU threads
+// alone do not pay for them; from the first GPU reader that then asks, every writer keeps
+// them.
+TEST(HostSharedMutexAcrossSides, WritersKeepTheGateCopiesOnlyForGpuReaders)
+{
+  unisync::shared_mutex mutex;
+  auto const gpu_reader_passes = [&] {
+    std::thread([&] {
+      access::lock_shared_as(mutex, side::gpu);
+      access::unlock_shared_as(mutex, side::gpu);
+    }).join();
+  };
+  EXPECT_TRUE(access::gate_copies_kept(mutex)) << "a new mutex does not keep copies of its gate";
+  gpu_reader_passes();
+  EXPECT_FALSE(access::gate_copies_wanted(mutex)) << "a GPU reader that found its copy kept asked for copies";
+  mutex.lock();
+  EXPECT_TRUE(access::gate_copies_dropped(mutex)) << "a writer that no GPU reader asked kept the copies";
+  mutex.unlock();
+  mutex.lock_shared();
+  mutex.unlock_shared();
+  mutex.lock();
+  mutex.unlock();
+  EXPECT_FALSE(access::gate_copies_wanted(mutex)) << "CPU threads alone asked for copies of the gate";
+  EXPECT_TRUE(access::gate_copies_dropped(mutex)) << "CPU threads alone kept copies of the gate";
+  gpu_reader_passes();
+  EXPECT_TRUE(access::gate_copies_wanted(mutex)) << "a GPU reader that found its copy not kept did not ask";
+  mutex.lock();
+  EXPECT_TRUE(access::gate_copies_kept(mutex)) << "a writer after the request did not keep the copies";
+  mutex.unlock();
+  EXPECT_TRUE(access::gate_copies_kept(mutex));
+}
+
 // A writer stores every GPU reader's copy of the gate before the gate itself. A GPU reader
 // that finds its copy closed in between declares itself late while the gate still reads
 // open; the GPU side must still report itself drained once the gate closes, or a CPU writer

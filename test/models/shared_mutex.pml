@@ -22,9 +22,12 @@
  *                       writer, through the report (not present, or drained for g) by a
  *                       CPU writer
  *   unlock (writer)     store_gate(gate + 1) as above; writers' lock released
- * GPU readers load their own copy of the gate (reader_gate(): one host line per block), CPU
- * readers and the report holder the gate itself; each GPU reader of the model has a copy
- * of its own (the worst case: copies updated at different times).
+ * GPU readers load their own copy of the gate (load_reader_gate(): one host line per block),
+ * CPU readers and the report holder the gate itself; each GPU reader of the model has a
+ * copy of its own (the worst case: copies updated at different times). The copies start
+ * kept (and open); writers keep them once a GPU reader has asked (wanted), and without a
+ * request the first writer drops them; a GPU reader whose copy is not kept asks and reads
+ * the gate, and keeps to the word it read within one call.
  * The writers' lock is an abstract mutex (its own model is cohort_mutex.pml). The gate
  * counts modulo GM = 4 (slot((g + 1) / 2 mod 2) stays consistent across the wrap), reported
  * gates too; a reported gate is never ahead of the gate, so "newer" is "different". A compare-and-swap compares the
@@ -74,6 +77,10 @@
  *                            report holder reads the closed gate and reports the GPU side
  *                            drained while a GPU reader still finds its copy open and enters
  *                            beside the CPU writer (assertion)
+ *   -DBUG_NO_DROP            writers without a request leave the copies as they found
+ *                            them: a GPU reader reads its copy, kept and open from the
+ *                            start, while a writer that has closed only the gate is inside
+ *                            (assertion)
  *   -DBUG_NO_WRITER_FENCE    (-DWEAK_MEMORY) the writer's gate store may still be buffered
  *                            when it reads the reader words (assertion)
  *   -DBUG_NO_READER_FENCE    (-DWEAK_MEMORY) the reader's gate load may pass its
@@ -139,8 +146,12 @@ byte gate;
 #else
 #define NCOPY 1
 #endif
+#define KEPT 64                               /* kept_copy: a copy that writers keep */
 byte copy[NCOPY];                             /* link_part::reader_gates, one per GPU reader */
-#define GATE_OF(r) (IS_GPU(r) -> copy[(r) - NC] : gate)
+bool wanted;                                  /* link_part::copies_wanted */
+#define KEPT_FOR(r) (IS_GPU(r) && copy[(r) - NC] >= KEPT)
+/* The word a reader reads: its copy once kept (without the mark), else the gate. */
+#define GATE_OF(r) ((IS_GPU(r) && via_copy) -> copy[(r) - NC] % KEPT : gate)
 bool report_present;
 byte report_gate;
 /* the writers' lock */
@@ -150,6 +161,7 @@ bool wlock;
 bool gate_pending[2];                         /* writer w's gate store not yet visible */
 bool copy_pending[2 * NCOPY];                 /* [w * NCOPY + k]: its store to copy k */
 byte gate_buffered[2];
+byte copy_buffered[2];                        /* the value its copy stores write */
 #define GATE_SEEN_BY_WRITER(w) (gate_pending[w] -> gate_buffered[w] : gate)
 #else
 #define GATE_SEEN_BY_WRITER(w) gate
@@ -263,13 +275,13 @@ inline settle_or_leave() {
 proctype reader(byte r) {
   byte s = (IS_GPU(r) -> 1 : 0);
   byte g, now, q, w, hg, sv_reg, sv_l0, sv_l1;
-  bool sv_p, ok, take, early;
+  bool sv_p, ok, take, early, via_copy;
   byte early_gate;
   do
   ::
 #if defined(WEAK_MEMORY) && defined(BUG_NO_READER_FENCE)
      if
-     :: atomic { early = true; early_gate = GATE_OF(r) }  /* the load passes the registration */
+     :: atomic { via_copy = KEPT_FOR(r); early = true; early_gate = GATE_OF(r) }  /* passes the registration */
      :: early = false
      fi;
 #endif
@@ -287,7 +299,15 @@ proctype reader(byte r) {
 #endif
      take = false;
      atomic {                                               /* fence; g = gate */
+       if
+       :: !early -> via_copy = KEPT_FOR(r)
+       :: else -> skip
+       fi;
        g = (early -> early_gate : GATE_OF(r));
+       if
+       :: IS_GPU(r) && !via_copy -> wanted = true           /* asks for kept copies */
+       :: else -> skip
+       fi;
        early = false;
        counting[r] = true; writer_sections_seen[r] = 0
      };
@@ -347,15 +367,24 @@ proctype reader(byte r) {
   od
 }
 
+#if defined(BUG_NO_DROP)
+#undef BUG_NO_DROP
+#define BUG_NO_DROP 1
+#else
+#define BUG_NO_DROP 0
+#endif
 /* store_gate(v) under sequential consistency: the copies, one store each, then the gate
  * (the seeded bug: the gate first). `closing`: the close, which starts the writer's
  * drain (the writer bound counts entries from the store that completes the close). */
 inline store_copies(v) {
+  atomic { keep = wanted; drop = !keep && copy[0] >= KEPT && !BUG_NO_DROP };
   j = 0;
   do
-  :: j < NCOPY -> atomic { copy[j] = v }; j++
+  :: keep && j < NCOPY -> atomic { copy[j] = v + KEPT }; j++
+  :: drop && j < NCOPY -> atomic { copy[j] = 0 }; j++
   :: else -> j = 0; break
-  od
+  od;
+  keep = false; drop = false
 }
 inline store_gate(v, closing) {
 #if defined(BUG_GATE_BEFORE_COPIES)
@@ -370,16 +399,20 @@ inline store_gate(v, closing) {
 /* The same into the writer's store buffer (WEAK_MEMORY). */
 inline buffer_gate(v) {
   gate_buffered[w] = v; gate_pending[w] = true;
+  keep = wanted; drop = !keep && copy[0] >= KEPT && !BUG_NO_DROP;
+  copy_buffered[w] = (keep -> v + KEPT : 0);
   j = 0;
   do
-  :: j < NCOPY -> copy_pending[w * NCOPY + j] = true; j++
+  :: (keep || drop) && j < NCOPY -> copy_pending[w * NCOPY + j] = true; j++
   :: else -> j = 0; break
-  od
+  od;
+  keep = false; drop = false
 }
 #define FLUSHED(w) (!gate_pending[w])
 
 proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
   byte g, j;
+  bool keep, drop;
 #if defined(WRITER_ROUNDS)
   byte rounds = 0;
 #endif
@@ -440,11 +473,11 @@ end:
   do
   :: atomic { gate_pending[0] && NO_COPY_PENDING(0) -> gate = gate_buffered[0]; gate_pending[0] = false }
   :: atomic { gate_pending[1] && NO_COPY_PENDING(1) -> gate = gate_buffered[1]; gate_pending[1] = false }
-  :: atomic { copy_pending[0] -> copy[0] = gate_buffered[0]; copy_pending[0] = false }
-  :: atomic { copy_pending[NCOPY] -> copy[0] = gate_buffered[1]; copy_pending[NCOPY] = false }
+  :: atomic { copy_pending[0] -> copy[0] = copy_buffered[0]; copy_pending[0] = false }
+  :: atomic { copy_pending[NCOPY] -> copy[0] = copy_buffered[1]; copy_pending[NCOPY] = false }
 #if NG > 1
-  :: atomic { copy_pending[1] -> copy[1] = gate_buffered[0]; copy_pending[1] = false }
-  :: atomic { copy_pending[NCOPY + 1] -> copy[1] = gate_buffered[1]; copy_pending[NCOPY + 1] = false }
+  :: atomic { copy_pending[1] -> copy[1] = copy_buffered[0]; copy_pending[1] = false }
+  :: atomic { copy_pending[NCOPY + 1] -> copy[1] = copy_buffered[1]; copy_pending[NCOPY + 1] = false }
 #endif
   od
 }
@@ -453,6 +486,10 @@ end:
 init {
   byte i = 0;
   atomic {
+    do
+    :: i < NCOPY -> copy[i] = KEPT; i++
+    :: else -> i = 0; break
+    od;
     do
     :: i < NR -> held_gate[i] = OLD; run reader(i); i++
     :: else -> break

@@ -286,14 +286,44 @@ struct test_access {
     return (atomic_at<cuda::thread_scope_system>(mutex.state_.link.gpu_report).load(memory_order_acquire) & 1u) != 0;
   }
   /// A writer's gate stores, one step at a time (system scope): every GPU reader's copy of
-  /// the gate, or the gate itself. No writer may run meanwhile.
+  /// the gate (kept), or the gate itself. No writer may run meanwhile.
   template <class Backoff>
   static void store_reader_gates(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex,
                                  cuda::std::uint64_t value)
   {
+    using mutex_type = basic_shared_mutex<cuda::thread_scope_system, Backoff>;
     for (auto& copy : mutex.state_.link.reader_gates) {
-      atomic_at<cuda::thread_scope_system>(copy.word).store(value, memory_order_release);
+      atomic_at<cuda::thread_scope_system>(copy.word).store(value | mutex_type::kept_copy, memory_order_release);
     }
+  }
+  /// Whether a GPU reader has asked writers to keep the copies of the gate (system scope).
+  template <class Backoff>
+  static bool gate_copies_wanted(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex)
+  {
+    return atomic_at<cuda::thread_scope_system>(mutex.state_.link.copies_wanted).load(memory_order_acquire) != 0;
+  }
+  /// Whether every copy of the gate is kept and holds the gate's value (system scope).
+  template <class Backoff>
+  static bool gate_copies_kept(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex)
+  {
+    using mutex_type = basic_shared_mutex<cuda::thread_scope_system, Backoff>;
+    auto const gate = atomic_at<cuda::thread_scope_system>(mutex.state_.link.gate).load(memory_order_acquire);
+    return every_gate_copy(mutex, [&](cuda::std::uint64_t copy) { return copy == (gate | mutex_type::kept_copy); });
+  }
+  /// Whether no copy of the gate is kept: GPU readers read the gate itself (system scope).
+  template <class Backoff>
+  static bool gate_copies_dropped(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex)
+  {
+    using mutex_type = basic_shared_mutex<cuda::thread_scope_system, Backoff>;
+    return every_gate_copy(mutex, [](cuda::std::uint64_t copy) { return (copy & mutex_type::kept_copy) == 0; });
+  }
+  template <class Backoff, class Predicate>
+  static bool every_gate_copy(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex, Predicate holds)
+  {
+    for (auto& copy : mutex.state_.link.reader_gates) {
+      if (!holds(atomic_at<cuda::thread_scope_system>(copy.word).load(memory_order_acquire))) return false;
+    }
+    return true;
   }
   template <class Backoff>
   static void store_gate(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex, cuda::std::uint64_t value)

@@ -101,20 +101,29 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_shared_mutex<Scope, Backoff>::gat
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_shared_mutex<Scope, Backoff>::reader_gate(side_kind side) noexcept
+UNISYNC_HOST_DEVICE typename basic_shared_mutex<Scope, Backoff>::gate_view
+basic_shared_mutex<Scope, Backoff>::load_reader_gate(side_kind side) noexcept
 {
-  // GPU readers spread over the copies by block, then by warp of the block (host threads
-  // that stand in for the GPU in tests, by thread), so that few of them read one host line.
-  // Any copy serves any reader; a thread must only keep to one copy within one call.
+  // Acquire: a reader that finds the gate open (or closed by the next writer, which it may
+  // pass) enters after the last writer's release.
   if constexpr (partitioned) {
     if (side == side_kind::gpu) {
-      cuda::std::uint32_t copy = detail::stripe_hint();
-      NV_IF_TARGET(NV_IS_DEVICE, (copy += (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32 *
-                                          (gridDim.x * gridDim.y * gridDim.z);))
-      return state_.link.reader_gates[copy % gate_copies].word;
+      // GPU readers spread over the copies by block, then by warp of the block (host
+      // threads that stand in for the GPU in tests, by thread), so that few of them read one
+      // host line. Any kept copy serves any reader; a thread keeps to the word it read
+      // within one call.
+      cuda::std::uint32_t index = detail::stripe_hint();
+      NV_IF_TARGET(NV_IS_DEVICE, (index += (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) /
+                                           32 * (gridDim.x * gridDim.y * gridDim.z);))
+      cuda::std::uint64_t& copy = state_.link.reader_gates[index % gate_copies].word;
+      cuda::std::uint64_t const value = detail::atomic_at<Scope>(copy).load(detail::memory_order_acquire);
+      if ((value & kept_copy) != 0) return gate_view{&copy, value & ~kept_copy};
+      // A writer has dropped the copies, and none has kept them since: ask writers to, and
+      // read the gate itself this time.
+      detail::atomic_at<Scope>(state_.link.copies_wanted).store(1, detail::memory_order_relaxed);
     }
   }
-  return gate_word();
+  return gate_view{&gate_word(), detail::atomic_at<Scope>(gate_word()).load(detail::memory_order_acquire)};
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -126,7 +135,8 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::reports(side_kind s
 // ---- readers
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::register_reader(side_kind side)
+UNISYNC_HOST_DEVICE typename basic_shared_mutex<Scope, Backoff>::gate_view
+basic_shared_mutex<Scope, Backoff>::register_reader(side_kind side)
 {
   detail::shared_reader_ref<Scope> const word(reader_word(side));
   // Acquire: a GPU reader that finds the presence bit acquires its publication.
@@ -136,9 +146,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::regi
   // Dekker: this registration before the gate load; a writer's gate store before its loads
   // of the reader words. Whichever fence comes first, the other side sees it.
   cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
-  // Acquire: a reader that finds the gate open (or closed by the next writer, which it may
-  // pass) enters after the last writer's release.
-  return detail::atomic_at<Scope>(reader_gate(side)).load(detail::memory_order_acquire);
+  return load_reader_gate(side);
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -153,11 +161,14 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::deregister(side_kin
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(side_kind side, cuda::std::uint64_t gate,
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(side_kind side, gate_view seen,
                                                                              detail::deadline const* limit)
 {
   detail::shared_reader_ref<Scope> const word(reader_word(side));
-  auto const gate_ref = detail::atomic_at<Scope>(reader_gate(side));
+  // The word the registration read (a kept copy stays kept); without the copy's mark.
+  auto const gate_ref = detail::atomic_at<Scope>(*seen.word);
+  auto const load_gate = [&](cuda::std::memory_order order) { return gate_ref.load(order) & ~kept_copy; };
+  cuda::std::uint64_t gate = seen.value;
   cuda::std::uint32_t const wait_ns = partitioned ? Backoff::tuning::link_handoff_ns : Backoff::tuning::ticket_handoff_ns;
   for (;;) {
     // Late for the writer that closed `gate`: it does not wait for this reader, the next
@@ -167,7 +178,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(si
         word.fetch_add(late_unit(slot), detail::memory_order_acq_rel) + late_unit(slot);
     if (reports(side) && registered(after) == late(after, slot)) settle_or_leave();
     auto const forecast = [&](cuda::std::memory_order order) {
-      return gate_ref.load(order) == gate ? wait_ns : 0u;
+      return load_gate(order) == gate ? wait_ns : 0u;
     };
     bool const reopened = limit == nullptr ? (detail::wait_for_turn<Backoff>(forecast), true)
                                            : detail::wait_for_turn_until<Backoff>(*limit, forecast);
@@ -178,7 +189,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(si
     // Active again; as a registration, ordered before the gate load by the fence.
     word.fetch_sub(late_unit(slot), detail::memory_order_relaxed);
     cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
-    cuda::std::uint64_t const now = gate_ref.load(detail::memory_order_acquire);
+    cuda::std::uint64_t const now = load_gate(detail::memory_order_acquire);
     // Open, or closed by a writer of the other parity, which saw this registration as
     // active (it was visible to every writer after the one that closed `gate`) and waits
     // for this reader: enter. Closed by a writer of the same parity: that one may have
@@ -197,9 +208,9 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock_shared()
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock_shared_as(side_kind side)
 {
-  cuda::std::uint64_t const gate = register_reader(side);
-  if (!closed(gate)) return;
-  wait_out_writers(side, gate, nullptr);
+  gate_view const seen = register_reader(side);
+  if (!closed(seen.value)) return;
+  wait_out_writers(side, seen, nullptr);
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -211,7 +222,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared()
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared_as(side_kind side)
 {
-  if (!closed(register_reader(side))) return true;
+  if (!closed(register_reader(side).value)) return true;
   deregister(side, 1);
   return false;
 }
@@ -228,9 +239,9 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared_wit
 {
   if (timeout_ns == 0) return try_lock_shared_as(side);
   detail::deadline const limit = detail::deadline::after(timeout_ns);
-  cuda::std::uint64_t const gate = register_reader(side);
-  if (!closed(gate)) return true;
-  return wait_out_writers(side, gate, &limit);
+  gate_view const seen = register_reader(side);
+  if (!closed(seen.value)) return true;
+  return wait_out_writers(side, seen, &limit);
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -373,15 +384,24 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::store_gate(cuda::std::uint64_t value)
 {
   if constexpr (partitioned) {
-    // The copies first, each released by the fence (a reader that acquires a copy
-    // synchronizes with it); then the gate, released after them, so that the GPU's report
-    // holder, which acquires the gate, orders every later GPU registration after the copies
-    // too (see settle_report). One fence for all copies: on the GPU each release store is a
-    // system-scope fence (H100, 132 GPU writers: 12.9 us to reopen with 16 release stores,
-    // 2.9 us with the fence and 128 relaxed ones).
-    cuda::atomic_thread_fence(detail::memory_order_release, Scope);
-    for (auto& copy : state_.link.reader_gates) {
-      detail::atomic_at<Scope>(copy.word).store(value, detail::memory_order_relaxed);
+    // The copies are kept once GPU readers have asked for them (until then they read the
+    // gate; the request is never withdrawn, so from the first writer that keeps them on,
+    // every writer does: the writers' lock orders their loads of it). Without a request,
+    // a writer that finds them still kept from the start (only writers write them: the
+    // lock orders this load too) drops them, once. First the copies, each released by the
+    // fence (a reader that acquires a copy synchronizes with it); then the gate, released
+    // after them, so that the GPU's report holder, which acquires the gate, orders every
+    // later GPU registration after the copies too (see settle_report). One fence for all
+    // copies: on the GPU each release store is a system-scope fence (H100, 132 GPU writers:
+    // 12.9 us to reopen with 16 release stores, 2.9 us with the fence and 128 relaxed ones).
+    bool const keep = detail::atomic_at<Scope>(state_.link.copies_wanted).load(detail::memory_order_relaxed) != 0;
+    if (keep || (detail::atomic_at<Scope>(state_.link.reader_gates[0].word).load(detail::memory_order_relaxed) &
+                 kept_copy) != 0) {
+      cuda::std::uint64_t const copy_value = keep ? value | kept_copy : 0;
+      cuda::atomic_thread_fence(detail::memory_order_release, Scope);
+      for (auto& copy : state_.link.reader_gates) {
+        detail::atomic_at<Scope>(copy.word).store(copy_value, detail::memory_order_relaxed);
+      }
     }
   }
   detail::atomic_at<Scope>(gate_word()).store(value, detail::memory_order_release);
