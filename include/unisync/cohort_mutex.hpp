@@ -151,7 +151,7 @@ class basic_cohort_mutex {
 
   /// One side's lock, on a page of its own.
   template <cuda::thread_scope LocalScope>
-  struct alignas(4096) side_part {
+  struct alignas(detail::page_size) side_part {
     detail::ticket_lock<LocalScope, Backoff> local;
     // Whether this side holds the top lock (or handed it over with its interest kept), and
     // how many times in a row it has been passed within the side. Written only by the side's
@@ -161,7 +161,7 @@ class basic_cohort_mutex {
   };
 
   /// Peterson's words, in host memory: the CPU reaches them locally, the GPU across the link.
-  struct alignas(4096) top_part {
+  struct alignas(detail::page_size) top_part {
     alignas(detail::cache_line_size) cuda::std::uint32_t cpu_interested = 0;  // written by CPU leaders
     alignas(detail::cache_line_size) cuda::std::uint32_t gpu_interested = 0;  // written by GPU leaders
     alignas(detail::cache_line_size) cuda::std::uint32_t turn = 0;            // written by both

@@ -159,7 +159,7 @@ class basic_latch {
   };
 
   /// The host's page, advised for the CPU and mapped for the GPU.
-  struct alignas(4096) host_part {
+  struct alignas(detail::page_size) host_part {
     UNISYNC_HOST_DEVICE constexpr explicit host_part(cuda::std::uint32_t count)
         : counted(0), gpu_report(0), remaining(count), expected(count), flat(0)
     {
@@ -177,7 +177,7 @@ class basic_latch {
   };
 
   /// The GPU's page, advised for the device: the CPU never touches it.
-  struct alignas(4096) device_part {
+  struct alignas(detail::page_size) device_part {
     UNISYNC_HOST_DEVICE constexpr explicit device_part(cuda::std::uint32_t count) : word(0), expected(count), flat(0) {}
     // Total | released | watched | unreported (above): written by GPU count_downs
     // (fetch_add), reporters (compare-and-swap), the watcher's claim and release

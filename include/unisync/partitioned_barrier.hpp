@@ -252,7 +252,7 @@ class basic_partitioned_barrier {
 
   /// One side's state, on a page of its own. The CPU's page is advised for the host, the
   /// GPU's for the device.
-  struct alignas(4096) side_part {
+  struct alignas(detail::page_size) side_part {
     // Phase | count | flags | participants (layout above). Written by the side's arrivals
     // and arms (fetch_add), carries (compare-and-swap, or an arrival's addition), and once
     // by the first phase's last arriver (the arming store); polled by the side's waiters.
@@ -268,7 +268,7 @@ class basic_partitioned_barrier {
 
   /// The reports, both in host memory: the CPU leader writes its own and reads the GPU's
   /// locally, the GPU leader writes its own and reads the CPU's across the link.
-  struct alignas(4096) report_part {
+  struct alignas(detail::page_size) report_part {
     alignas(detail::cache_line_size) cuda::std::uint64_t from_cpu = 0;  // written by CPU leaders
     alignas(detail::cache_line_size) cuda::std::uint64_t from_gpu = 0;  // written by GPU leaders
     // With a completion function: the GPU leader's verdict, then the phase whose
@@ -280,7 +280,7 @@ class basic_partitioned_barrier {
   /// The central word, used by every arrival in the first phase (and always in flat mode),
   /// in managed memory without advice: both sides' read-modify-writes on it stay atomic
   /// because its page migrates to whichever side operates on it.
-  struct alignas(4096) central_part {
+  struct alignas(detail::page_size) central_part {
     cuda::std::uint64_t phase_and_missing;  // written by every central arrival and the last one
     cuda::std::uint32_t expected;           // participants of the next central phase
     cuda::std::uint32_t drops;              // drops in a central phase

@@ -201,7 +201,7 @@ class basic_partitioned_semaphore {
   enum class side_kind : cuda::std::uint32_t { cpu = 0, gpu = 1 };
 
   /// One side's pool and its role holders' state, on a page of its own.
-  struct alignas(4096) side_part {
+  struct alignas(detail::page_size) side_part {
     UNISYNC_HOST_DEVICE constexpr explicit side_part(cuda::std::uint64_t initial = 0) : permits_granted(initial) {}
     // The pool, as basic_counting_semaphore's two counters. System-scope atomics: the
     // other side's import role may take free permits (a steal, see the class comment).
@@ -233,7 +233,7 @@ class basic_partitioned_semaphore {
 
   /// The words that cross the link, in host memory: the CPU reaches them locally, the GPU
   /// across the link. Index: the side the word belongs to (side_kind).
-  struct alignas(4096) link_part {
+  struct alignas(detail::page_size) link_part {
     // Permits sent to side i in all: stored by the other side's send role.
     alignas(detail::cache_line_size) cuda::std::uint64_t sent_to_cpu = 0;
     alignas(detail::cache_line_size) cuda::std::uint64_t sent_to_gpu = 0;
@@ -247,7 +247,7 @@ class basic_partitioned_semaphore {
   };
 
   /// The flat mode's semaphore and the mode switch, on a page without advice.
-  struct alignas(4096) flat_part {
+  struct alignas(detail::page_size) flat_part {
     UNISYNC_HOST_DEVICE constexpr explicit flat_part(cuda::std::ptrdiff_t desired)
         : semaphore(desired), initial_count(static_cast<cuda::std::uint32_t>(desired))
     {

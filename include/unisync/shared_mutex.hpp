@@ -236,11 +236,11 @@ class basic_shared_mutex {
   };
 
   /// The CPU's reader word, on a host page (system scope).
-  struct alignas(4096) cpu_part {
+  struct alignas(detail::page_size) cpu_part {
     reader_line readers;
   };
   /// The GPU's reader word and the report's bookkeeping, on a device page (system scope).
-  struct alignas(4096) gpu_part {
+  struct alignas(detail::page_size) gpu_part {
     reader_line readers;
     // The last closed gate reported drained; written by the transition bit's holder only.
     alignas(detail::cache_line_size) cuda::std::uint64_t reported_gate = 0;
@@ -254,7 +254,7 @@ class basic_shared_mutex {
     alignas(detail::cache_line_size) cuda::std::uint64_t word = kept_copy;
   };
   /// The words that cross the link, on host pages (system scope).
-  struct alignas(4096) link_part {
+  struct alignas(detail::page_size) link_part {
     // Odd: closed by a writer; even: open. Each writer adds 1 to close and 1 to reopen, so a
     // value names the writer that closed it. Written by the writers' lock holder only; read
     // by CPU readers, writers and the GPU's report holder.

@@ -58,6 +58,11 @@ namespace unisync::detail {
 // L2 line and two of the host's 64-byte lines (the adjacent-line prefetcher pairs them).
 inline constexpr cuda::std::size_t cache_line_size = 128;
 
+// The parts of a platform-aware type that its sides touch sit on pages of their own, so that
+// make_managed can advise each part for its side: cudaMemAdvise acts on whole host pages
+// (4 KiB on x86-64 Linux).
+inline constexpr cuda::std::size_t page_size = 4096;
+
 // Befriended by the primitives; defined only by the tests, to read and seed counters
 // (e.g. near the 32-bit wrap point).
 struct test_access;
