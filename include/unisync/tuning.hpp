@@ -94,6 +94,12 @@ struct tuning {
   /// us), and each take migrates the other side's page (about 1 ms on the H100 machine),
   /// so it must be rare; far below the 10 ms longest wait the issue allows.
   static constexpr cuda::std::uint32_t steal_after_ns = 1000 * 1000;
+  /// A partitioned semaphore that moves free permits out of a pool (a steal, or leftovers
+  /// sent to a hungry side) tries its compare-exchange on the pool at most this many times:
+  /// each failure means the pool's own acquirers took permits meanwhile, and the move is
+  /// tried again later (at the next release that leaves permits over, or after the next
+  /// steal_after_ns), so it never needs to win. Not measured.
+  static constexpr cuda::std::uint32_t pool_transfer_attempts = 4;
   /// A device-scope shared_mutex spreads its readers over this many reader words, by block
   /// (a reader registers on the word of its block index modulo this count), and a writer
   /// polls every one of them: each word sees a sixteenth of the read-modify-writes of one

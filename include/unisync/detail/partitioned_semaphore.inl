@@ -223,7 +223,7 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
   cuda::std::uint64_t const granted = atomic_at<pool_scope>(theirs.permits_granted).load(detail::memory_order_acquire);
   cuda::std::uint64_t const sent = atomic_at<pool_scope>(sent_to(other(side))).load(detail::memory_order_acquire);
   cuda::std::uint64_t next = taken.load(detail::memory_order_relaxed);
-  for (int attempt = 0; attempt < 4; ++attempt) {
+  for (cuda::std::uint32_t attempt = 0; attempt < Backoff::tuning::pool_transfer_attempts; ++attempt) {
     cuda::std::int64_t const free = detail::wrapping_distance(granted + sent, next);
     if (free <= 0) return;
     cuda::std::uint64_t const count = static_cast<cuda::std::uint64_t>(free);
@@ -345,7 +345,7 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
   cuda::std::uint64_t const seen =
       detail::own_side_word<cuda::std::uint64_t>(mine.permits_seen).load(detail::memory_order_acquire);
   cuda::std::uint64_t next = taken.load(detail::memory_order_relaxed);
-  for (int attempt = 0; attempt < 4 && owed > 0; ++attempt) {
+  for (cuda::std::uint32_t attempt = 0; attempt < Backoff::tuning::pool_transfer_attempts && owed > 0; ++attempt) {
     cuda::std::int64_t const free = detail::wrapping_distance(granted + seen, next);
     if (free <= 0) break;
     cuda::std::uint64_t const count = static_cast<cuda::std::uint64_t>(free < owed ? free : owed);
