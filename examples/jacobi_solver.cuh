@@ -8,6 +8,8 @@
 // examples/jacobi_solver.cu runs each against a host reference; the contention binary
 // times them (benchmark/cases/application_cases.cu).
 
+#include "cuda_memory.cuh"
+
 #include <unisync/barrier.hpp>
 #include <unisync/co_resident_launch.hpp>
 #include <unisync/error.hpp>
@@ -114,10 +116,12 @@ class solver {
  public:
   static constexpr int threads_per_block = 256;
 
-  explicit solver(int n) : n_(n), bytes_(static_cast<std::size_t>(n) * n * sizeof(float))
+  explicit solver(int n)
+      : n_(n),
+        bytes_(static_cast<std::size_t>(n) * n * sizeof(float)),
+        a_(cuda_memory::allocate_device<float>(static_cast<std::size_t>(n) * n)),
+        b_(cuda_memory::allocate_device<float>(static_cast<std::size_t>(n) * n))
   {
-    check(cudaMalloc(&a_, bytes_), "cudaMalloc");
-    check(cudaMalloc(&b_, bytes_), "cudaMalloc");
     auto const interior = static_cast<long long>(n - 2) * (n - 2);
     cells_blocks_ = static_cast<int>(std::max(1ll, (interior + threads_per_block - 1) / threads_per_block));
     // A persistent kernel must have every block resident at once; the grid-stride sweep
@@ -129,11 +133,6 @@ class solver {
     std::ptrdiff_t const participants = static_cast<std::ptrdiff_t>(persistent_blocks_) * threads_per_block;
     barrier_ = unisync::make_managed<grid_barrier>(participants);
   }
-  ~solver()
-  {
-    cudaFree(a_);
-    cudaFree(b_);
-  }
   solver(solver const&) = delete;
   solver& operator=(solver const&) = delete;
 
@@ -141,21 +140,23 @@ class solver {
   void reset(cudaStream_t stream)
   {
     std::vector<float> const start = initial_grid(n_);
-    check(cudaMemcpyAsync(a_, start.data(), bytes_, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-    check(cudaMemcpyAsync(b_, start.data(), bytes_, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    check(cudaMemcpyAsync(a_.get(), start.data(), bytes_, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    check(cudaMemcpyAsync(b_.get(), start.data(), bytes_, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   }
 
   /// Queues `iterations` sweeps separated by `chosen` on `stream`.
   void launch(method chosen, int iterations, cudaStream_t stream)
   {
+    float* a = a_.get();
+    float* b = b_.get();
     switch (chosen) {
       case method::unisync_barrier:
         unisync::launch_co_resident(solve_with_barrier, dim3(persistent_blocks_), dim3(threads_per_block), 0, stream,
-                                    a_, b_, n_, iterations, barrier_.get());
+                                    a, b, n_, iterations, barrier_.get());
         break;
       case method::grid_sync: {
-        void* arguments[] = {&a_, &b_, &n_, &iterations};
+        void* arguments[] = {&a, &b, &n_, &iterations};
         check(cudaLaunchCooperativeKernel(reinterpret_cast<void const*>(solve_with_grid_sync), dim3(persistent_blocks_),
                                           dim3(threads_per_block), arguments, 0, stream),
               "cudaLaunchCooperativeKernel");
@@ -164,8 +165,8 @@ class solver {
       case method::relaunch:
         // One thread per cell, as a kernel that is launched per iteration would be written.
         for (int iteration = 0; iteration < iterations; ++iteration) {
-          sweep_once<<<cells_blocks_, threads_per_block, 0, stream>>>(iteration % 2 == 0 ? a_ : b_,
-                                                                      iteration % 2 == 0 ? b_ : a_, n_);
+          sweep_once<<<cells_blocks_, threads_per_block, 0, stream>>>(iteration % 2 == 0 ? a : b,
+                                                                      iteration % 2 == 0 ? b : a, n_);
         }
         check(cudaGetLastError(), "kernel launch");
         break;
@@ -176,7 +177,8 @@ class solver {
   std::vector<float> result(int iterations) const
   {
     std::vector<float> grid(static_cast<std::size_t>(n_) * n_);
-    check(cudaMemcpy(grid.data(), iterations % 2 == 0 ? a_ : b_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpy(grid.data(), iterations % 2 == 0 ? a_.get() : b_.get(), bytes_, cudaMemcpyDeviceToHost),
+          "cudaMemcpy");
     return grid;
   }
 
@@ -185,8 +187,8 @@ class solver {
  private:
   int n_;
   std::size_t bytes_;
-  float* a_ = nullptr;
-  float* b_ = nullptr;
+  cuda_memory::device_array<float> a_;
+  cuda_memory::device_array<float> b_;
   int cells_blocks_ = 1;
   int persistent_blocks_ = 1;
   unisync::managed_ptr<grid_barrier> barrier_;

@@ -5,13 +5,14 @@
 // how far a user can go. examples/striped_table.cu checks it against a host replay; the
 // contention binary times it (benchmark/cases/application_cases.cu).
 
+#include "cuda_memory.cuh"
+
 #include <unisync/error.hpp>
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <new>
-#include <string>
 #include <type_traits>
 
 namespace striped_table {
@@ -114,28 +115,26 @@ class table {
     }
     view_.stripe_mask = stripes - 1;
     view_.slots_per_stripe = static_cast<std::uint32_t>(slots / stripes);
-    allocate(&view_.keys, slots * sizeof(std::uint64_t));
-    allocate(&view_.counts, slots * sizeof(std::uint64_t));
-    allocate(&view_.locks, stripes * sizeof(Lock));
-    if (reinterpret_cast<std::uintptr_t>(view_.locks) % alignof(Lock) != 0) {
+    keys_ = zeroed<std::uint64_t>(slots);
+    counts_ = zeroed<std::uint64_t>(slots);
+    lock_memory_ = zeroed<unsigned char>(stripes * sizeof(Lock));
+    if (reinterpret_cast<std::uintptr_t>(lock_memory_.get()) % alignof(Lock) != 0) {
       throw unisync::error("striped_table: cudaMallocManaged returned memory the lock type cannot be aligned in");
     }
+    view_.keys = keys_.get();
+    view_.counts = counts_.get();
+    view_.locks = reinterpret_cast<Lock*>(lock_memory_.get());
     for (std::uint32_t stripe = 0; stripe < stripes; ++stripe) new (&view_.locks[stripe]) Lock();
+    stripes_ = stripes;
     int device = 0;
     cudaGetDevice(&device);
     if constexpr (has_placement_hook<Lock>::value) {
       for (std::uint32_t stripe = 0; stripe < stripes; ++stripe) Lock::advise_placement(&view_.locks[stripe], device);
     }
-    stripes_ = stripes;
   }
   ~table()
   {
-    if (view_.locks != nullptr) {
-      for (std::uint32_t stripe = 0; stripe < stripes_; ++stripe) view_.locks[stripe].~Lock();
-    }
-    cudaFree(view_.locks);
-    cudaFree(view_.keys);
-    cudaFree(view_.counts);
+    for (std::uint32_t stripe = 0; stripe < stripes_; ++stripe) view_.locks[stripe].~Lock();
   }
   table(table const&) = delete;
   table& operator=(table const&) = delete;
@@ -145,21 +144,22 @@ class table {
   static constexpr std::size_t lock_bytes() { return sizeof(Lock); }
 
  private:
+  /// `count` Ts of managed memory, zeroed with cudaMemset.
   template <class T>
-  static void allocate(T** pointer, std::size_t bytes)
+  static cuda_memory::device_array<T> zeroed(std::size_t count)
   {
-    void* memory = nullptr;
-    if (cudaError_t const status = cudaMallocManaged(&memory, bytes); status != cudaSuccess) {
-      throw unisync::error(std::string("striped_table: cudaMallocManaged of ") + std::to_string(bytes) +
-                           " bytes failed: " + cudaGetErrorString(status));
-    }
-    cudaMemset(memory, 0, bytes);
+    cuda_memory::device_array<T> memory = cuda_memory::allocate_managed<T>(count);
+    cudaMemset(memory.get(), 0, count * sizeof(T));
     cudaDeviceSynchronize();
-    *pointer = static_cast<T*>(memory);
+    return memory;
   }
 
+  // Freed after the destructor has destroyed the locks (members go in reverse order).
+  cuda_memory::device_array<std::uint64_t> keys_;
+  cuda_memory::device_array<std::uint64_t> counts_;
+  cuda_memory::device_array<unsigned char> lock_memory_;
   table_view<Lock> view_{};
-  std::uint32_t stripes_ = 0;
+  std::uint32_t stripes_ = 0;  // locks constructed in lock_memory_
 };
 
 }  // namespace striped_table

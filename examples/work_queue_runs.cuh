@@ -5,6 +5,7 @@
 // that the example can check exactly-once delivery and the benchmark can report the
 // latency's median and 99th percentile.
 
+#include "cuda_memory.cuh"
 #include "work_queue.cuh"
 
 #include <unisync/error.hpp>
@@ -70,39 +71,30 @@ struct records {
 
 class record_storage {
  public:
-  explicit record_storage(std::uint64_t capacity) : capacity_(capacity)
+  explicit record_storage(std::uint64_t capacity)
+      : capacity_(capacity), times_taken_(zeroed(capacity)), latency_ns_(zeroed(capacity))
   {
-    allocate(&times_taken_);
-    allocate(&latency_ns_);
   }
-  ~record_storage()
-  {
-    cudaFree(times_taken_);
-    cudaFree(latency_ns_);
-  }
-  record_storage(record_storage const&) = delete;
-  record_storage& operator=(record_storage const&) = delete;
 
-  records get() const { return records{times_taken_, latency_ns_, capacity_}; }
+  records get() const { return records{times_taken_.get(), latency_ns_.get(), capacity_}; }
   void copy_into(run_result& result, std::uint64_t claims) const
   {
     std::uint64_t const kept = std::min(claims, capacity_);
-    result.times_taken.assign(times_taken_, times_taken_ + kept);
-    result.latency_ns.assign(latency_ns_, latency_ns_ + kept);
+    result.times_taken.assign(times_taken_.get(), times_taken_.get() + kept);
+    result.latency_ns.assign(latency_ns_.get(), latency_ns_.get() + kept);
   }
 
  private:
-  void allocate(std::uint32_t** pointer)
+  static cuda_memory::device_array<std::uint32_t> zeroed(std::uint64_t capacity)
   {
-    if (cudaMallocManaged(pointer, capacity_ * sizeof(std::uint32_t)) != cudaSuccess) {
-      throw unisync::error("work_queue: cudaMallocManaged of the per-item records failed");
-    }
-    std::fill(*pointer, *pointer + capacity_, 0u);
+    cuda_memory::device_array<std::uint32_t> records = cuda_memory::allocate_managed<std::uint32_t>(capacity);
+    std::fill(records.get(), records.get() + capacity, 0u);
+    return records;
   }
 
   std::uint64_t capacity_;
-  std::uint32_t* times_taken_ = nullptr;
-  std::uint32_t* latency_ns_ = nullptr;
+  cuda_memory::device_array<std::uint32_t> times_taken_;
+  cuda_memory::device_array<std::uint32_t> latency_ns_;
 };
 
 /// One consumer per block (thread 0) until it takes a stop item.
@@ -150,10 +142,9 @@ run_result host_to_gpu(Ring& queue_ring, unsigned producers, unsigned blocks, st
   std::int64_t const offset = clock_offset();
   auto const queue = queue_ring.get();
   record_storage storage(record_capacity);
-  unsigned long long* counts = nullptr;  // consumed, corrupt
-  check_cuda(cudaMallocManaged(&counts, 2 * sizeof(unsigned long long)), "cudaMallocManaged");
+  auto const counts = cuda_memory::allocate_managed<unsigned long long>(2);  // consumed, corrupt
   counts[0] = counts[1] = 0;
-  consume_on_gpu<<<blocks, 1>>>(queue, work_ns, storage.get(), counts, counts + 1);
+  consume_on_gpu<<<blocks, 1>>>(queue, work_ns, storage.get(), counts.get(), counts.get() + 1);
   check_cuda(cudaGetLastError(), "consumer launch");
   auto const start = std::chrono::steady_clock::now();
   auto const deadline = start + std::chrono::duration<double>(limits.window_seconds);
@@ -179,7 +170,6 @@ run_result host_to_gpu(Ring& queue_ring, unsigned producers, unsigned blocks, st
   result.items = counts[0];
   result.corrupt_items = counts[1];
   storage.copy_into(result, result.items);
-  cudaFree(counts);
   return result;
 }
 
@@ -252,9 +242,8 @@ inline run_result batched_launches(unsigned producers, unsigned blocks, std::uin
 {
   std::int64_t const offset = clock_offset();
   record_storage storage(record_capacity);
-  unsigned long long* corrupt = nullptr;
-  check_cuda(cudaMallocManaged(&corrupt, sizeof(unsigned long long)), "cudaMallocManaged");
-  *corrupt = 0;
+  auto const corrupt = cuda_memory::allocate_managed<unsigned long long>(1);
+  corrupt[0] = 0;
   std::atomic<std::uint64_t> next_sequence{0};
   auto const start = std::chrono::steady_clock::now();
   auto const deadline = start + std::chrono::duration<double>(limits.window_seconds);
@@ -264,12 +253,12 @@ inline run_result batched_launches(unsigned producers, unsigned blocks, std::uin
     threads.emplace_back([&, producer] {
       cudaStream_t stream = nullptr;
       check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-      item* host[2] = {nullptr, nullptr};
-      item* device[2] = {nullptr, nullptr};
+      cuda_memory::pinned_array<item> host[2] = {cuda_memory::allocate_pinned<item>(batch),
+                                                 cuda_memory::allocate_pinned<item>(batch)};
+      cuda_memory::device_array<item> device[2] = {cuda_memory::allocate_device<item>(batch),
+                                                   cuda_memory::allocate_device<item>(batch)};
       cudaEvent_t done[2] = {nullptr, nullptr};
       for (int buffer = 0; buffer < 2; ++buffer) {
-        check_cuda(cudaMallocHost(&host[buffer], batch * sizeof(item)), "cudaMallocHost");
-        check_cuda(cudaMalloc(&device[buffer], batch * sizeof(item)), "cudaMalloc");
         check_cuda(cudaEventCreateWithFlags(&done[buffer], cudaEventDisableTiming), "cudaEventCreate");
         check_cuda(cudaEventRecord(done[buffer], stream), "cudaEventRecord");
       }
@@ -284,17 +273,14 @@ inline run_result batched_launches(unsigned producers, unsigned blocks, std::uin
           value.sequence = next_sequence.fetch_add(1, std::memory_order_relaxed);
           value.enqueued_ns = gpu_clock_ns(offset);
         }
-        check_cuda(cudaMemcpyAsync(device[buffer], host[buffer], filled * sizeof(item), cudaMemcpyHostToDevice, stream),
+        check_cuda(cudaMemcpyAsync(device[buffer].get(), host[buffer].get(), filled * sizeof(item),
+                                   cudaMemcpyHostToDevice, stream),
                    "cudaMemcpyAsync");
-        consume_batch<<<blocks, 1, 0, stream>>>(device[buffer], filled, work_ns, records_view, corrupt);
+        consume_batch<<<blocks, 1, 0, stream>>>(device[buffer].get(), filled, work_ns, records_view, corrupt.get());
         check_cuda(cudaEventRecord(done[buffer], stream), "cudaEventRecord");
       }
       check_cuda(cudaStreamSynchronize(stream), "batches");
-      for (int buffer = 0; buffer < 2; ++buffer) {
-        cudaFreeHost(host[buffer]);
-        cudaFree(device[buffer]);
-        cudaEventDestroy(done[buffer]);
-      }
+      for (int buffer = 0; buffer < 2; ++buffer) cudaEventDestroy(done[buffer]);
       cudaStreamDestroy(stream);
     });
   }
@@ -302,9 +288,8 @@ inline run_result batched_launches(unsigned producers, unsigned blocks, std::uin
   run_result result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.items = next_sequence.load();
-  result.corrupt_items = *corrupt;
+  result.corrupt_items = corrupt[0];
   storage.copy_into(result, result.items);
-  cudaFree(corrupt);
   return result;
 }
 
