@@ -24,13 +24,20 @@
 
 namespace unisync::test {
 
-/// How long a correct primitive needs at most in any test kernel here, with a wide margin.
-inline constexpr std::chrono::seconds kernel_deadline{60};
+/// How long a correct primitive needs at most in any test kernel here, with a wide margin:
+/// 60 s, or UNISYNC_TEST_KERNEL_DEADLINE_S seconds for runs under tools that slow kernels
+/// down many times (test/run-sanitizers.sh sets it).
+inline std::chrono::seconds kernel_deadline()
+{
+  char const* const configured = std::getenv("UNISYNC_TEST_KERNEL_DEADLINE_S");
+  long const seconds = configured != nullptr ? std::strtol(configured, nullptr, 10) : 0;
+  return std::chrono::seconds(seconds > 0 ? seconds : 60);
+}
 
 /// Waits for all work on the device. A kernel still running after `deadline` means a
 /// deadlocked primitive: the test fails loudly and the process ends, since a running
 /// kernel cannot be stopped and would hang every later test.
-inline cudaError_t finish_device_work(std::chrono::seconds deadline = kernel_deadline)
+inline cudaError_t finish_device_work(std::chrono::seconds deadline = kernel_deadline())
 {
   auto const give_up = std::chrono::steady_clock::now() + deadline;
   cudaError_t status = cudaStreamQuery(nullptr);
