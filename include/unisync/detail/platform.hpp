@@ -1,6 +1,7 @@
 #pragma once
-// The only place where host and device code differ: clock, sleep, and how a violated
-// precondition is reported. Algorithms call these and read the same on both sides.
+// The only place where host and device code differ: clock, sleep, released runs of stores,
+// and how a violated precondition is reported. Algorithms call these and read the same on
+// both sides.
 
 #include <unisync/detail/config.hpp>
 #include <unisync/error.hpp>
@@ -34,6 +35,22 @@ UNISYNC_HOST_DEVICE inline cuda::std::uint64_t monotonic_nanoseconds() noexcept
 UNISYNC_HOST_DEVICE inline bool running_on_device() noexcept
 {
   NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return true;), (return false;))
+}
+
+/// Begins a run of stores that must each be released at `Scope` (copies of one value that
+/// readers acquire), and returns the order to store them with. The device issues one
+/// release fence and stores them relaxed: each of its release stores is a fence of its own
+/// (H100, 132 GPU writers storing copies to host lines: 12.9 us to reopen with 16 release
+/// stores, 2.9 us with one fence and 128 relaxed stores). The host stores each with
+/// release, which on x86-64 is a plain store, and which ThreadSanitizer sees (it does not
+/// model fences).
+template <cuda::thread_scope Scope>
+UNISYNC_HOST_DEVICE inline cuda::std::memory_order begin_released_stores() noexcept
+{
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (cuda::atomic_thread_fence(cuda::std::memory_order_release, Scope);
+                     return cuda::std::memory_order_relaxed;),
+                    (return cuda::std::memory_order_release;))
 }
 
 /// A number of the calling host thread, handed out in the order threads first ask: spreads

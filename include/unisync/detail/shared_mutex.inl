@@ -388,19 +388,18 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::store_gate(cuda::st
     // gate; the request is never withdrawn, so from the first writer that keeps them on,
     // every writer does: the writers' lock orders their loads of it). Without a request,
     // a writer that finds them still kept from the start (only writers write them: the
-    // lock orders this load too) drops them, once. First the copies, each released by the
-    // fence (a reader that acquires a copy synchronizes with it); then the gate, released
-    // after them, so that the GPU's report holder, which acquires the gate, orders every
-    // later GPU registration after the copies too (see settle_report). One fence for all
-    // copies: on the GPU each release store is a system-scope fence (H100, 132 GPU writers:
-    // 12.9 us to reopen with 16 release stores, 2.9 us with the fence and 128 relaxed ones).
+    // lock orders this load too) drops them, once. First the copies, each released (a
+    // reader that acquires a copy synchronizes with it; on the GPU by one fence for all of
+    // them, see begin_released_stores); then the gate, released after them, so that the
+    // GPU's report holder, which acquires the gate, orders every later GPU registration
+    // after the copies too (see settle_report).
     bool const keep = detail::atomic_at<Scope>(state_.link.copies_wanted).load(detail::memory_order_relaxed) != 0;
     if (keep || (detail::atomic_at<Scope>(state_.link.reader_gates[0].word).load(detail::memory_order_relaxed) &
                  kept_copy) != 0) {
       cuda::std::uint64_t const copy_value = keep ? value | kept_copy : 0;
-      cuda::atomic_thread_fence(detail::memory_order_release, Scope);
+      cuda::std::memory_order const copy_order = detail::begin_released_stores<Scope>();
       for (auto& copy : state_.link.reader_gates) {
-        detail::atomic_at<Scope>(copy.word).store(copy_value, detail::memory_order_relaxed);
+        detail::atomic_at<Scope>(copy.word).store(copy_value, copy_order);
       }
     }
   }
