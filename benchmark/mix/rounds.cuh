@@ -7,6 +7,10 @@
 // us_per_round is its length over the rounds. A round's time is the release (the last
 // count_down until the last waiter leaves) plus the turnaround (a released participant's
 // way to its count_down of the next round), so it bounds the release latency from above.
+// In cells with GPU actors the release is also measured on its own: each CPU thread and
+// each GPU warp stamps, on one clock (examples/gpu_clock.cuh), when it starts its
+// count_down and when its wait has returned; a round's release is its last release less
+// its last count_down start (so it includes that count_down's own cost).
 //
 // A case is a type with:
 //   using object = ...;                          the ring, placed by the case
@@ -19,16 +23,21 @@
 #include "harness.hpp"
 #include "runners.cuh"
 
+#include "../../examples/gpu_clock.cuh"
+
 #include <unisync/co_resident_launch.hpp>
 #include <unisync/detail/managed_memory.hpp>
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <thread>
+#include <vector>
 
 namespace unisync::bench {
 
@@ -75,14 +84,91 @@ class object_ring {
   slot slots_[rounds_per_window];
 };
 
-/// Every GPU thread runs every round; thread 0 of each block signals ready.
+/// When one actor (a CPU thread, a GPU warp) started its count_down of a round and when
+/// its wait returned, on the GPU's clock.
+struct round_stamps {
+  std::uint64_t counted_ns;
+  std::uint64_t released_ns;
+};
+
+__host__ __device__ inline unsigned warps_per_block(unsigned threads) { return (threads + 31) / 32; }
+
+/// Every GPU thread runs every round; thread 0 of each block signals ready. Lane 0 of each
+/// warp stamps the round (`stamps`: rounds_per_window rows of one entry per warp): before
+/// the warp's count_downs, and once every lane's wait has returned; the warp syncs around
+/// the stamps so that its lanes still call the latch together.
 template <class Case>
-__global__ void round_actors(typename Case::object* object, gpu_control* control)
+__global__ void round_actors(typename Case::object* object, gpu_control* control, round_stamps* stamps)
 {
   if (threadIdx.x == 0) atomicAdd(&control->ready, 1u);
   while (load_relaxed(control->go) == 0) __nanosleep(1000);
-  for (unsigned round = 0; round < rounds_per_window; ++round) Case::arrive_and_wait_gpu(*object, round);
+  unsigned const warps = warps_per_block(blockDim.x);
+  unsigned const warp = blockIdx.x * warps + threadIdx.x / 32;
+  bool const stamps_warp = threadIdx.x % 32 == 0;
+  for (unsigned round = 0; round < rounds_per_window; ++round) {
+    round_stamps& stamp = stamps[round * gridDim.x * warps + warp];
+    if (stamps_warp) stamp.counted_ns = gpu_clock::gpu_clock_ns(0);
+    __syncwarp();
+    Case::arrive_and_wait_gpu(*object, round);
+    __syncwarp();
+    if (stamps_warp) stamp.released_ns = gpu_clock::gpu_clock_ns(0);
+  }
 }
+
+/// The stamps of one window: the GPU's in device memory, the CPU's on the host.
+class window_stamps {
+ public:
+  explicit window_stamps(mix_cell const& cell)
+      : gpu_actors_(cell.gpu_blocks * warps_per_block(cell.gpu_threads)),
+        cpu_(static_cast<std::size_t>(rounds_per_window) * cell.cpu_threads)
+  {
+    if (gpu_actors_ > 0 && cudaMalloc(&gpu_, gpu_bytes()) != cudaSuccess) {
+      throw unisync::error("cudaMalloc of the latch rounds' stamps failed");
+    }
+  }
+  ~window_stamps() { cudaFree(gpu_); }
+  window_stamps(window_stamps const&) = delete;
+  window_stamps& operator=(window_stamps const&) = delete;
+
+  [[nodiscard]] round_stamps* gpu() const { return gpu_; }
+  [[nodiscard]] round_stamps& cpu(unsigned actor, unsigned round)
+  {
+    // Each thread's rounds are contiguous: threads do not share the lines they stamp.
+    return cpu_[static_cast<std::size_t>(actor) * rounds_per_window + round];
+  }
+
+  /// Appends each round's release (µs: its last release less its last count_down start).
+  void collect_releases(std::vector<double>& releases_us) const
+  {
+    std::vector<round_stamps> gpu(static_cast<std::size_t>(rounds_per_window) * gpu_actors_);
+    if (gpu_actors_ > 0 && cudaMemcpy(gpu.data(), gpu_, gpu_bytes(), cudaMemcpyDeviceToHost) != cudaSuccess) {
+      throw unisync::error("copying the latch rounds' stamps from the GPU failed");
+    }
+    std::size_t const cpu_actors = cpu_.size() / rounds_per_window;
+    for (std::size_t round = 0; round < rounds_per_window; ++round) {
+      std::uint64_t last_counted = 0;
+      std::uint64_t last_released = 0;
+      auto take = [&](round_stamps const& stamp) {
+        last_counted = std::max(last_counted, stamp.counted_ns);
+        last_released = std::max(last_released, stamp.released_ns);
+      };
+      for (std::size_t actor = 0; actor < gpu_actors_; ++actor) take(gpu[round * gpu_actors_ + actor]);
+      for (std::size_t actor = 0; actor < cpu_actors; ++actor) take(cpu_[actor * rounds_per_window + round]);
+      releases_us.push_back(
+          (static_cast<double>(last_released) - static_cast<double>(last_counted)) / 1e3);
+    }
+  }
+
+ private:
+  [[nodiscard]] std::size_t gpu_bytes() const
+  {
+    return static_cast<std::size_t>(rounds_per_window) * gpu_actors_ * sizeof(round_stamps);
+  }
+
+  std::size_t gpu_actors_;
+  round_stamps* gpu_ = nullptr;
+  std::vector<round_stamps> cpu_;
+};
 
 /// The counters of a round case: rounds per second and microseconds per round.
 inline void report_rounds(benchmark::State& state, std::uint64_t rounds, double window_seconds)
@@ -90,6 +176,19 @@ inline void report_rounds(benchmark::State& state, std::uint64_t rounds, double 
   state.counters["rounds_per_s"] = benchmark::Counter(double(rounds), benchmark::Counter::kIsRate);
   state.counters["us_per_round"] = rounds > 0 ? window_seconds * 1e6 / double(rounds) : 0.0;
   state.counters["window_s"] = window_seconds;
+}
+
+/// The release counters: the median and 99th percentile of the rounds' releases.
+inline void report_releases(benchmark::State& state, std::vector<double> releases_us)
+{
+  if (releases_us.empty()) return;
+  auto percentile = [&](double fraction) {
+    auto const at = releases_us.begin() + static_cast<std::ptrdiff_t>(fraction * double(releases_us.size() - 1));
+    std::nth_element(releases_us.begin(), at, releases_us.end());
+    return *at;
+  };
+  state.counters["release_us"] = percentile(0.5);
+  state.counters["release_p99_us"] = percentile(0.99);
 }
 
 /// Runs a round case in `cell` and reports its rounds.
@@ -100,11 +199,19 @@ void run_rounds(benchmark::State& state, mix_cell const& cell)
     window_control control(cell.has_gpu());
     auto holder = Case::create(cell);
     typename Case::object& object = *holder;
+    // Stamped in cells with GPU actors only: CPU-only rounds are a tenth of a microsecond,
+    // which two clock reads per round would change.
+    bool const stamped = cell.has_gpu();
+    window_stamps stamps(cell);
+    std::vector<double> releases_us;
     for (auto _ : state) {
+      // Measured again for every window, so that the clocks' drift stays below the probe's
+      // own error.
+      std::int64_t const host_to_gpu_ns = stamped && cell.cpu_threads > 0 ? gpu_clock::clock_offset() : 0;
       if (cell.has_gpu()) {
         if constexpr (Case::on_device) {
           unisync::launch_co_resident(round_actors<Case>, dim3(cell.gpu_blocks), dim3(cell.gpu_threads), 0,
-                                      control.kernel_stream(), &object, control.device_words());
+                                      control.kernel_stream(), &object, control.device_words(), stamps.gpu());
         }
         if (cudaError_t const status = cudaGetLastError(); status != cudaSuccess) {
           state.SkipWithError(detail::cuda_failure("kernel launch", status).c_str());
@@ -115,10 +222,14 @@ void run_rounds(benchmark::State& state, mix_cell const& cell)
       std::atomic<bool> go{false};
       std::atomic<bool> abandoned{false};  // the GPU actors failed: the CPU's leave at once
       std::thread cpu_side([&] {
-        run_cpu_actors(cell.cpu_threads, cpu_ready, go, [&](unsigned) {
+        run_cpu_actors(cell.cpu_threads, cpu_ready, go, [&](unsigned actor) {
           if constexpr (Case::on_host) {
             if (abandoned.load()) return;
-            for (unsigned round = 0; round < rounds_per_window; ++round) Case::arrive_and_wait_cpu(object, round);
+            for (unsigned round = 0; round < rounds_per_window; ++round) {
+              if (stamped) stamps.cpu(actor, round).counted_ns = gpu_clock::gpu_clock_ns(host_to_gpu_ns);
+              Case::arrive_and_wait_cpu(object, round);
+              if (stamped) stamps.cpu(actor, round).released_ns = gpu_clock::gpu_clock_ns(host_to_gpu_ns);
+            }
           }
         });
       });
@@ -146,7 +257,9 @@ void run_rounds(benchmark::State& state, mix_cell const& cell)
       double const window = std::chrono::duration<double>(end - start).count();
       state.SetIterationTime(window);
       report_rounds(state, rounds_per_window, window);
+      if (stamped) stamps.collect_releases(releases_us);
     }
+    report_releases(state, releases_us);
   } catch (std::exception const& failure) {
     state.SkipWithError(failure.what());
   }

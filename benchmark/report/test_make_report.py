@@ -224,6 +224,12 @@ class FullReport(ReportCase):
                          format_ratio(KNOWN_LATCH_US / grid_sync_us))
         self.assertIn(f"our µs per round over {GRID_SYNC}'s µs per phase", section)
 
+    def test_latch_release_per_cell(self):
+        self.assert_ran()
+        section = self.report.split("## Latches, mode = block")[1].split("\n## ")[0]
+        self.assertIn("### Release: last count_down to last waiter released", section)
+        self.assertRegex(section, r"releases within 5 µs \(median\) in \d+ of \d+ mixed cells")
+
     def test_long_tables_keep_anchor_rows_inline(self):
         self.assert_ran()
         rows = table_after(self.report, "#### `unisync.mutex (scope:system)`")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from contention_report.results import Cell, load_entries
 from contention_report.groups import build_groups
-from contention_report.sections import anchors_section, best_section, failures_section, placement_section
+from contention_report.sections import (anchors_section, best_section, failures_section, placement_section,
+                                        release_section)
 from synthetic_results import ERROR_MESSAGE, ERROR_NAME, full_input
 
 
@@ -95,6 +96,33 @@ class BestPerCell(unittest.TestCase):
         text = "\n".join(best_section(Group(with_waits=False), Sink()))
         self.assertIn("One of ours is best in 0 of 2 cells.", text)
         self.assertNotIn("longest wait", text)
+
+
+class LatchGroup(Group):
+    """A GPU-only cell and two mixed cells; ours within 5 µs in one mixed cell."""
+    title = "Latches"
+    cells = [Cell(0, 132, 128), Cell(1, 1, 128), Cell(4, 132, 128)]
+
+    def __init__(self, with_releases=True):
+        releases = [(2.0, 3.0), (4.0, 9.0), (6.5, 12.0)] if with_releases else [(None, None)] * 3
+        peer = [(300.0, 900.0)] * 3 if with_releases else [(None, None)] * 3
+
+        def entries(values):
+            return {cell: Entry(**({"release_us": median, "release_p99_us": tail} if median else {}))
+                    for cell, (median, tail) in zip(self.cells, values)}
+        self.series = {"cuda.latch": entries(peer), "unisync.latch": entries(releases)}
+
+    def ours(self):
+        return ["unisync.latch"]
+
+
+class Release(unittest.TestCase):
+    def test_counts_mixed_cells_within_the_goal(self):
+        text = "\n".join(release_section(LatchGroup(), Sink()))
+        self.assertIn("releases within 5 µs (median) in 1 of 2 mixed cells.", text)
+
+    def test_is_left_out_without_release_counters(self):
+        self.assertEqual(release_section(LatchGroup(with_releases=False), Sink()), [])
 
 
 if __name__ == "__main__":

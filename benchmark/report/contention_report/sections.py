@@ -194,6 +194,44 @@ def best_section(group, sink):
                               rows) + [""]
 
 
+# The release a mixed latch cell should stay within (last count_down to every waiter
+# released), the goal our latch is judged against.
+RELEASE_GOAL_US = 5
+
+
+def release_section(group, sink):
+    """Where a family's entries report release_us (latch rounds in cells with GPU actors):
+    each series' release, median and 99th percentile, per cell, and how many mixed cells
+    our best series keeps within the goal."""
+    medians = {label: group.values(label, "release_us") for label in group.series}
+    if not any(medians.values()):
+        return []
+    tails = {label: group.values(label, "release_p99_us") for label in group.series}
+    labels = [label for label in group.series if medians[label]]
+    rows = []
+    mixed, within = 0, 0
+    for cell in group.cells:
+        if not any(cell in medians[label] for label in labels):
+            continue
+        ours = [medians[label][cell] for label in group.ours() if cell in medians[label]]
+        if cell.is_mixed and ours:
+            mixed += 1
+            within += min(ours) <= RELEASE_GOAL_US
+        rows.append((cell, [cell.cpu, cell.gpu] + [
+            f"{compact(medians[label][cell])} / {compact(tails[label].get(cell))}"
+            if cell in medians[label] else MISSING for label in labels]))
+    lines = ["### Release: last count_down to last waiter released", "",
+             "µs per round from the start of the round's last `count_down` to the return of its "
+             "last wait, median / 99th percentile over the rounds; CPU and GPU stamps on one clock "
+             "(the host's shifted onto the GPU's global timer by a round-trip probe, to about a "
+             "microsecond). Measured in cells with GPU actors only.", ""]
+    if mixed:
+        lines += [f"Ours (the best of our series) releases within {RELEASE_GOAL_US} µs (median) "
+                  f"in {within} of {mixed} mixed cells.", ""]
+    header = ["CPU threads", "GPU"] + [f"{label} µs" for label in labels]
+    return lines + sink.place(f"{group.title}: release", header, rows) + [""]
+
+
 def missing_counter_notes(group):
     """Say which entries lack counters the section uses, so blank cells are explained."""
     spec = group.spec
@@ -266,6 +304,7 @@ def group_section(group, groups, limits, out_dir, sm_count):
             lines += [f"![{group.title}: {alt}]({filename})", ""]
     lines += ratio_section(group, groups, limits, sink)
     lines += best_section(group, sink)
+    lines += release_section(group, sink)
     sink.write()
     return lines
 
