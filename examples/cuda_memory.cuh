@@ -1,7 +1,7 @@
 #pragma once
-// Owning pointers for the examples' arrays in CUDA memory: whatever a constructor or a run
-// allocated is freed on every way out, a failure part-way through included. (One object in
-// managed memory is unisync::make_managed's job.)
+// Owning pointers for the examples' arrays in CUDA memory, and for their streams and
+// events: whatever a constructor or a run created is freed on every way out, a failure
+// part-way through included. (One object in managed memory is unisync::make_managed's job.)
 
 #include <unisync/error.hpp>
 
@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 namespace cuda_memory {
 
@@ -65,6 +66,39 @@ pinned_array<T> allocate_pinned(std::size_t count)
   void* memory = nullptr;
   detail::check_allocation(cudaMallocHost(&memory, count * sizeof(T)), "cudaMallocHost", count * sizeof(T));
   return pinned_array<T>(static_cast<T*>(memory));
+}
+
+/// Destroys a stream from cudaStreamCreate*.
+struct cuda_stream_destroy {
+  void operator()(cudaStream_t stream) const noexcept { cudaStreamDestroy(stream); }
+};
+/// Destroys an event from cudaEventCreate*.
+struct cuda_event_destroy {
+  void operator()(cudaEvent_t event) const noexcept { cudaEventDestroy(event); }
+};
+
+/// A stream, and an event, destroyed with their owner.
+using owned_stream = std::unique_ptr<std::remove_pointer_t<cudaStream_t>, cuda_stream_destroy>;
+using owned_event = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, cuda_event_destroy>;
+
+/// A non-blocking stream (it does not synchronize with the legacy default stream).
+inline owned_stream create_stream()
+{
+  cudaStream_t stream = nullptr;
+  if (cudaError_t const status = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); status != cudaSuccess) {
+    throw unisync::error(std::string("cudaStreamCreateWithFlags failed: ") + cudaGetErrorString(status));
+  }
+  return owned_stream(stream);
+}
+
+/// An event with the given cudaEventCreateWithFlags flags.
+inline owned_event create_event(unsigned flags)
+{
+  cudaEvent_t event = nullptr;
+  if (cudaError_t const status = cudaEventCreateWithFlags(&event, flags); status != cudaSuccess) {
+    throw unisync::error(std::string("cudaEventCreateWithFlags failed: ") + cudaGetErrorString(status));
+  }
+  return owned_event(event);
 }
 
 }  // namespace cuda_memory

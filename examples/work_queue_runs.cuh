@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -210,11 +211,14 @@ run_result gpu_to_host(Ring& queue_ring, unsigned producer_blocks, unsigned cons
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   cuda::atomic_ref<unsigned, cuda::thread_scope_system>(*stop_flag).store(1, cuda::std::memory_order_relaxed);
-  check_cuda(cudaDeviceSynchronize(), "producers");
+  // The consumers are stopped and joined even when the producers failed, and only then is
+  // that reported: a joinable std::thread left behind by an exception ends the program.
+  cudaError_t const produced = cudaDeviceSynchronize();
   item stop{};
   stop.sequence = stop_sequence;
   for (unsigned consumer = 0; consumer < consumers; ++consumer) queue.push(stop);
   for (std::thread& thread : threads) thread.join();
+  check_cuda(produced, "producers");
   run_result result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.items = consumed.load();
@@ -248,43 +252,61 @@ inline run_result batched_launches(unsigned producers, unsigned blocks, std::uin
   auto const start = std::chrono::steady_clock::now();
   auto const deadline = start + std::chrono::duration<double>(limits.window_seconds);
   auto const records_view = storage.get();
+  auto produce = [&](unsigned producer) {
+    cuda_memory::owned_stream const owned = cuda_memory::create_stream();
+    cudaStream_t const stream = owned.get();
+    cuda_memory::pinned_array<item> host[2] = {cuda_memory::allocate_pinned<item>(batch),
+                                               cuda_memory::allocate_pinned<item>(batch)};
+    cuda_memory::device_array<item> device[2] = {cuda_memory::allocate_device<item>(batch),
+                                                 cuda_memory::allocate_device<item>(batch)};
+    cuda_memory::owned_event done[2] = {cuda_memory::create_event(cudaEventDisableTiming),
+                                        cuda_memory::create_event(cudaEventDisableTiming)};
+    for (auto const& event : done) check_cuda(cudaEventRecord(event.get(), stream), "cudaEventRecord");
+    std::uint64_t index = 0;
+    for (int buffer = 0; index < limits.items_per_producer && std::chrono::steady_clock::now() < deadline;
+         buffer ^= 1) {
+      // This buffer's last batch is done.
+      check_cuda(cudaEventSynchronize(done[buffer].get()), "cudaEventSynchronize");
+      std::uint32_t filled = 0;
+      for (; filled < batch && index < limits.items_per_producer; ++filled, ++index) {
+        item& value = host[buffer][filled];
+        fill_payload(value, producer, index);
+        value.sequence = next_sequence.fetch_add(1, std::memory_order_relaxed);
+        value.enqueued_ns = gpu_clock_ns(offset);
+      }
+      check_cuda(cudaMemcpyAsync(device[buffer].get(), host[buffer].get(), filled * sizeof(item),
+                                 cudaMemcpyHostToDevice, stream),
+                 "cudaMemcpyAsync");
+      consume_batch<<<blocks, 1, 0, stream>>>(device[buffer].get(), filled, work_ns, records_view, corrupt.get());
+      check_cuda(cudaEventRecord(done[buffer].get(), stream), "cudaEventRecord");
+    }
+    check_cuda(cudaStreamSynchronize(stream), "batches");
+  };
+  // A failure in a producer thread is carried out of it and rethrown here, after every
+  // thread has been joined: an exception that left a std::thread would end the program.
+  std::vector<std::exception_ptr> failures(producers);
   std::vector<std::thread> threads;
-  for (unsigned producer = 0; producer < producers; ++producer) {
-    threads.emplace_back([&, producer] {
-      cudaStream_t stream = nullptr;
-      check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-      cuda_memory::pinned_array<item> host[2] = {cuda_memory::allocate_pinned<item>(batch),
-                                                 cuda_memory::allocate_pinned<item>(batch)};
-      cuda_memory::device_array<item> device[2] = {cuda_memory::allocate_device<item>(batch),
-                                                   cuda_memory::allocate_device<item>(batch)};
-      cudaEvent_t done[2] = {nullptr, nullptr};
-      for (int buffer = 0; buffer < 2; ++buffer) {
-        check_cuda(cudaEventCreateWithFlags(&done[buffer], cudaEventDisableTiming), "cudaEventCreate");
-        check_cuda(cudaEventRecord(done[buffer], stream), "cudaEventRecord");
-      }
-      std::uint64_t index = 0;
-      for (int buffer = 0; index < limits.items_per_producer && std::chrono::steady_clock::now() < deadline;
-           buffer ^= 1) {
-        check_cuda(cudaEventSynchronize(done[buffer]), "cudaEventSynchronize");  // this buffer's last batch is done
-        std::uint32_t filled = 0;
-        for (; filled < batch && index < limits.items_per_producer; ++filled, ++index) {
-          item& value = host[buffer][filled];
-          fill_payload(value, producer, index);
-          value.sequence = next_sequence.fetch_add(1, std::memory_order_relaxed);
-          value.enqueued_ns = gpu_clock_ns(offset);
+  auto join_all = [&] {
+    for (std::thread& thread : threads) thread.join();
+  };
+  try {
+    for (unsigned producer = 0; producer < producers; ++producer) {
+      threads.emplace_back([&, producer] {
+        try {
+          produce(producer);
+        } catch (...) {
+          failures[producer] = std::current_exception();
         }
-        check_cuda(cudaMemcpyAsync(device[buffer].get(), host[buffer].get(), filled * sizeof(item),
-                                   cudaMemcpyHostToDevice, stream),
-                   "cudaMemcpyAsync");
-        consume_batch<<<blocks, 1, 0, stream>>>(device[buffer].get(), filled, work_ns, records_view, corrupt.get());
-        check_cuda(cudaEventRecord(done[buffer], stream), "cudaEventRecord");
-      }
-      check_cuda(cudaStreamSynchronize(stream), "batches");
-      for (int buffer = 0; buffer < 2; ++buffer) cudaEventDestroy(done[buffer]);
-      cudaStreamDestroy(stream);
-    });
+      });
+    }
+  } catch (...) {
+    join_all();
+    throw;
   }
-  for (std::thread& thread : threads) thread.join();
+  join_all();
+  for (std::exception_ptr const& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
   run_result result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.items = next_sequence.load();

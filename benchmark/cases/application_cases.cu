@@ -35,12 +35,12 @@ void run_solver(benchmark::State& state, int n, jacobi::method chosen)
 {
   try {
     jacobi::solver solver(n);
-    cudaStream_t stream = nullptr;
-    jacobi::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    cudaEvent_t start = nullptr;
-    cudaEvent_t stop = nullptr;
-    jacobi::check(cudaEventCreate(&start), "cudaEventCreate");
-    jacobi::check(cudaEventCreate(&stop), "cudaEventCreate");
+    cuda_memory::owned_stream const owned_stream = cuda_memory::create_stream();
+    cuda_memory::owned_event const owned_start = cuda_memory::create_event(cudaEventDefault);
+    cuda_memory::owned_event const owned_stop = cuda_memory::create_event(cudaEventDefault);
+    cudaStream_t const stream = owned_stream.get();
+    cudaEvent_t const start = owned_start.get();
+    cudaEvent_t const stop = owned_stop.get();
     double seconds = 0;
     std::int64_t solves = 0;
     for (auto _ : state) {
@@ -60,9 +60,6 @@ void run_solver(benchmark::State& state, int n, jacobi::method chosen)
     state.counters["iterations_per_s"] = seconds > 0 ? double(solves) * solver_iterations / seconds : 0.0;
     state.counters["us_per_iteration"] = solves > 0 ? seconds * 1e6 / (double(solves) * solver_iterations) : 0.0;
     state.counters["blocks"] = solver.persistent_blocks();
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    cudaStreamDestroy(stream);
   } catch (std::exception const& failure) {
     state.SkipWithError(failure.what());
   }
