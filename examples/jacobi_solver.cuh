@@ -70,18 +70,19 @@ inline std::vector<float> host_reference(int n, int iterations)
 }
 
 /// One sweep of the interior, grid-stride: each thread updates every `threads`-th cell.
-__device__ inline void sweep(float const* from, float* to, int n, unsigned long long thread,
-                             unsigned long long threads)
+/// 32-bit cell numbers (the solver keeps n at most max_side): a 64-bit division per cell
+/// costs more than the stencil itself on a grid that fits in L2.
+__device__ inline void sweep(float const* from, float* to, int n, unsigned thread, unsigned threads)
 {
-  auto const interior = static_cast<unsigned long long>(n - 2);
-  for (unsigned long long cell = thread; cell < interior * interior; cell += threads) {
-    auto const at = (1 + cell / interior) * n + 1 + cell % interior;
+  auto const interior = static_cast<unsigned>(n - 2);
+  for (unsigned cell = thread; cell < interior * interior; cell += threads) {
+    std::size_t const at = static_cast<std::size_t>(1 + cell / interior) * n + 1 + cell % interior;
     to[at] = 0.25f * (from[at - n] + from[at + n] + from[at - 1] + from[at + 1]);
   }
 }
 
-__device__ inline unsigned long long global_thread() { return blockIdx.x * 1ull * blockDim.x + threadIdx.x; }
-__device__ inline unsigned long long grid_threads() { return gridDim.x * 1ull * blockDim.x; }
+__device__ inline unsigned global_thread() { return blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ inline unsigned grid_threads() { return gridDim.x * blockDim.x; }
 
 using grid_barrier = unisync::basic_barrier<cuda::thread_scope_device>;
 
@@ -114,23 +115,32 @@ inline void check(cudaError_t status, char const* what)
 /// shares, in the placement make_managed gives it.
 class solver {
  public:
-  static constexpr int threads_per_block = 256;
+  /// The largest grid side: the sweep numbers cells in 32 bits, with room for the stride.
+  static constexpr int max_side = 46'000;
+
+  /// Threads per block: the persistent kernels take the widest blocks, so that as few
+  /// blocks as possible arrive at the grid-wide barrier each iteration (its cost grows
+  /// with the arrivals, a block's __syncthreads much less); a launch per iteration uses
+  /// the common 256.
+  static constexpr int threads_per_block(method chosen) { return chosen == method::relaunch ? 256 : 1024; }
 
   explicit solver(int n)
-      : n_(n),
+      : n_(check_side(n)),
         bytes_(static_cast<std::size_t>(n) * n * sizeof(float)),
         a_(cuda_memory::allocate_device<float>(static_cast<std::size_t>(n) * n)),
         b_(cuda_memory::allocate_device<float>(static_cast<std::size_t>(n) * n))
   {
     auto const interior = static_cast<long long>(n - 2) * (n - 2);
-    cells_blocks_ = static_cast<int>(std::max(1ll, (interior + threads_per_block - 1) / threads_per_block));
+    auto blocks_for = [&](int threads) { return static_cast<int>(std::max(1ll, (interior + threads - 1) / threads)); };
+    int const persistent_threads = threads_per_block(method::unisync_barrier);
+    cells_blocks_ = blocks_for(threads_per_block(method::relaunch));
     // A persistent kernel must have every block resident at once; the grid-stride sweep
     // covers the rest.
-    int const resident = std::min(unisync::max_resident_blocks(solve_with_barrier, threads_per_block),
-                                  unisync::max_resident_blocks(solve_with_grid_sync, threads_per_block));
-    persistent_blocks_ = std::min(cells_blocks_, resident);
+    int const resident = std::min(unisync::max_resident_blocks(solve_with_barrier, persistent_threads),
+                                  unisync::max_resident_blocks(solve_with_grid_sync, persistent_threads));
+    persistent_blocks_ = std::min(blocks_for(persistent_threads), resident);
     // A block's arrive_and_wait(block) counts every thread of the block.
-    std::ptrdiff_t const participants = static_cast<std::ptrdiff_t>(persistent_blocks_) * threads_per_block;
+    std::ptrdiff_t const participants = static_cast<std::ptrdiff_t>(persistent_blocks_) * persistent_threads;
     barrier_ = unisync::make_managed<grid_barrier>(participants);
   }
   solver(solver const&) = delete;
@@ -152,20 +162,21 @@ class solver {
     float* b = b_.get();
     switch (chosen) {
       case method::unisync_barrier:
-        unisync::launch_co_resident(solve_with_barrier, dim3(persistent_blocks_), dim3(threads_per_block), 0, stream,
+        unisync::launch_co_resident(solve_with_barrier, dim3(persistent_blocks_),
+                                    dim3(threads_per_block(method::unisync_barrier)), 0, stream,
                                     a, b, n_, iterations, barrier_.get());
         break;
       case method::grid_sync: {
         void* arguments[] = {&a, &b, &n_, &iterations};
         check(cudaLaunchCooperativeKernel(reinterpret_cast<void const*>(solve_with_grid_sync), dim3(persistent_blocks_),
-                                          dim3(threads_per_block), arguments, 0, stream),
+                                          dim3(threads_per_block(method::grid_sync)), arguments, 0, stream),
               "cudaLaunchCooperativeKernel");
         break;
       }
       case method::relaunch:
         // One thread per cell, as a kernel that is launched per iteration would be written.
         for (int iteration = 0; iteration < iterations; ++iteration) {
-          sweep_once<<<cells_blocks_, threads_per_block, 0, stream>>>(iteration % 2 == 0 ? a : b,
+          sweep_once<<<cells_blocks_, threads_per_block(method::relaunch), 0, stream>>>(iteration % 2 == 0 ? a : b,
                                                                       iteration % 2 == 0 ? b : a, n_);
         }
         check(cudaGetLastError(), "kernel launch");
@@ -185,6 +196,15 @@ class solver {
   int persistent_blocks() const { return persistent_blocks_; }
 
  private:
+  static int check_side(int n)
+  {
+    if (n < 3 || n > max_side) {
+      throw unisync::error("jacobi::solver: the grid side must be 3 to " + std::to_string(max_side) +
+                           " (an interior to sweep, and cell numbers that fit in 32 bits)");
+    }
+    return n;
+  }
+
   int n_;
   std::size_t bytes_;
   cuda_memory::device_array<float> a_;

@@ -76,7 +76,8 @@ void declare_solver_cases(case_set set)
       // a counter; the name keeps the schema's gpu field at the block shape.
       std::string const name = "application/workload:solver/impl:" + std::string(jacobi::name_of(chosen)) +
                                 "/size:" + std::to_string(n) + "/iterations:" + std::to_string(solver_iterations) +
-                                "/place:device/cpu:0/gpu:0x" + std::to_string(jacobi::solver::threads_per_block);
+                                "/place:device/cpu:0/gpu:0x" +
+                                std::to_string(jacobi::solver::threads_per_block(chosen));
       register_case(name, [n, chosen](benchmark::State& state) { run_solver(state, n, chosen); });
     }
   }
