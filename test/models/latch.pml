@@ -12,15 +12,17 @@
  *                          } while (!word.compare_exchange(now, now with unreported = 0))
  *                          (acq_rel on success, acquire on failure: `now` is reloaded)
  *   wait_as(cpu)           poll counted + gpu_report (acquire loads) until >= expected
- *   wait_as(gpu)           word: released -> return; not watched -> fetch_or(watched):
- *                          the first to set it is the watcher. Watcher's poll: the word's
- *                          total, then (while the sum is short) the CPU's counted across the
- *                          link, kept as cpu_seen; others poll the word alone (cpu_seen 0).
- *                          A sum >= expected: fetch_or(released) and return.
- *   try_wait_as(gpu)       word released, or word total + counted >= expected (then sets
- *                          released); one look, no poll
- * The GPU word is one 64-bit word in the code (total | released | watched | unreported),
- * here a tuple always changed in one atomic step; the compare-and-swap compares all of it.
+ *   wait_as(gpu)           released line set -> return; word not watched ->
+ *                          fetch_or(watched): the first to set it is the watcher. Watcher's
+ *                          poll: the word's total, then (while the sum is short) the CPU's
+ *                          counted across the link, kept as cpu_seen; a sum >= expected:
+ *                          store the released line and return. The others poll the released
+ *                          line alone.
+ *   try_wait_as(gpu)       released line set, or word total + counted >= expected (then
+ *                          stores the released line); one look, no poll
+ * The GPU word is one 64-bit word in the code (total | watched | unreported), here a
+ * tuple always changed in one atomic step; the compare-and-swap compares all of it. The
+ * released line is a word of its own.
  *
  * Memory model: sequential consistency, except with -DSTORE_BUFFERS: each GPU thread's
  * report store enters a store buffer of its own and becomes visible later (a drain
@@ -68,6 +70,9 @@
  *   -DBUG_WATCHER_KEEPS_GPU the watcher reads the GPU word once and then only the CPU's
  *                           total: when the last count_down is the GPU's, the GPU waiters are
  *                           never released (invalid end state)
+ *   -DBUG_NO_RELEASE_STORE  the watcher returns without storing the released line (as if
+ *                           the others still read the word, which they no longer poll): the
+ *                           other GPU waiters are never released (invalid end state)
  *   -DBUG_RELAXED_HANDOFF   with -DSTORE_BUFFERS: the compare-and-swap that ends a turn is
  *                           relaxed, so a reporter's report can become visible after the
  *                           next reporter's newer one: the last report is short (invalid end
@@ -98,11 +103,11 @@
 #define GPU_WEIGHT(i) ((i) == 0 -> WG0 : 1)
 #define EXPECTED (NC + (NG > 0 -> WG0 + NG - 1 : 0))
 
-/* the GPU word: total | released | watched | unreported */
+/* the GPU word: total | watched | unreported; the released line */
 byte g_counted = 0;
-bool g_released = false;
 bool g_watched = false;
 byte g_unreported = 0;
+bool g_released = false;
 /* host memory: the CPU's total, the GPU's report */
 byte h_counted = 0;
 byte gpu_report = 0;
@@ -150,7 +155,7 @@ proctype cpu_counter(byte i) {
 proctype gpu_counter(byte i) {
   byte w = GPU_WEIGHT(i);
   byte seen_counted, seen_unreported;
-  bool seen_released, seen_watched;
+  bool seen_watched;
   bool unreported_before;
   gpu_flag[i] = true;
   atomic {
@@ -160,7 +165,7 @@ proctype gpu_counter(byte i) {
     g_unreported = g_unreported + 1;
     assert(g_counted + h_counted <= EXPECTED);
     seen_counted = g_counted; seen_unreported = g_unreported;
-    seen_released = g_released; seen_watched = g_watched
+    seen_watched = g_watched
   };
 #if defined(BUG_NAIVE_REPORT)
   store_report(i, seen_counted);
@@ -184,11 +189,11 @@ proctype gpu_counter(byte i) {
 #else
           if
           :: g_counted == seen_counted && g_unreported == seen_unreported &&
-             g_released == seen_released && g_watched == seen_watched ->
+             g_watched == seen_watched ->
              g_unreported = 0; break
           :: else ->   /* failed: `now` reloaded, report again */
              seen_counted = g_counted; seen_unreported = g_unreported;
-             seen_released = g_released; seen_watched = g_watched
+             seen_watched = g_watched
           fi
 #endif
         }
@@ -213,7 +218,6 @@ proctype cpu_waiter() {
 proctype gpu_waiter() {
   bool watches = false;
   byte g, k, cpu_seen = 0;
-  bool rel;
   if
   :: g_released -> goto released
   :: else -> skip
@@ -222,36 +226,34 @@ proctype gpu_waiter() {
   :: !g_watched -> atomic { watches = !g_watched; g_watched = true }
   :: else -> skip
   fi;
+  if
+  :: !watches -> g_released; goto released   /* polls the released line alone */
+  :: else -> skip
+  fi;
 #if defined(BUG_WATCHER_KEEPS_GPU)
   g = g_counted;
 #endif
   do
-  :: atomic { rel = g_released;
+  ::
 #if !defined(BUG_WATCHER_KEEPS_GPU)
-       g = g_counted
-#else
-       if :: !watches -> g = g_counted :: else -> skip fi
+     g = g_counted;
 #endif
-     };
      if
-     :: rel -> break
-     :: else -> skip
-     fi;
-     if
-     :: watches && g + cpu_seen < EXPECTED -> cpu_seen = h_counted   /* across the link */
+     :: g + cpu_seen < EXPECTED -> cpu_seen = h_counted   /* across the link */
      :: else -> skip
      fi;
      if
      :: g + cpu_seen >= EXPECTED ->
         assert(g + cpu_seen == EXPECTED);
-        g_released = true; break
+#if !defined(BUG_NO_RELEASE_STORE)
+        g_released = true;
+#endif
+        break
      :: else ->
         /* poll again once something it reads changed */
-        (g_released || (watches && h_counted != cpu_seen)
+        (h_counted != cpu_seen
 #if !defined(BUG_WATCHER_KEEPS_GPU)
          || g_counted != g
-#else
-         || (!watches && g_counted != g)
 #endif
         )
      fi
@@ -264,12 +266,14 @@ released:
 #if defined(TRY_WAIT)
 proctype gpu_try_wait() {
   byte g, k;
-  bool rel;
-  atomic { rel = g_released; g = g_counted };
   if
-  :: rel -> all_flags_raised(k)
-  :: !rel && g + h_counted >= EXPECTED -> g_released = true; all_flags_raised(k)
-  :: else -> skip
+  :: g_released -> all_flags_raised(k)
+  :: else ->
+     g = g_counted;
+     if
+     :: g + h_counted >= EXPECTED -> g_released = true; all_flags_raised(k)
+     :: else -> skip
+     fi
   fi
 }
 #endif

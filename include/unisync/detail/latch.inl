@@ -159,22 +159,24 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_latch<Scope, Backoff>::forecast_to
       UNISYNC_ASSERT(total <= expected, too_many);
       return total >= expected ? 0u : forecast_ns(expected - total, weight);
     }
-    detail::own_side_word<cuda::std::uint64_t> const gpu_word(self.state_.device.word);
-    cuda::std::uint64_t const now = gpu_word.load(order);
-    if ((now & released_flag) != 0) return 0;
+    detail::own_side_word<cuda::std::uint32_t> const released(self.state_.device.released);
+    // The GPU's other waiters poll the released line alone, again at once: its line is
+    // read-only until the watcher's one store.
+    if (!watches) return released.load(order) != 0 ? 0u : 1u;
+    // The watcher: the one GPU waiter that reads the word, and across the link the CPU's
+    // total (a reading stays a valid lower bound, so it is read again only while short).
+    cuda::std::uint64_t const now = detail::own_side_word<cuda::std::uint64_t>(self.state_.device.word).load(order);
     cuda::std::uint32_t const expected = state_.device.expected;
     cuda::std::uint32_t total = counted_of(now) + cpu_seen;
-    if (watches && total < expected) {
-      // The watcher: the one GPU waiter that reads across the link, the CPU's total (a
-      // reading stays a valid lower bound, so it is read again only while it is short).
+    if (total < expected) {
       cpu_seen = detail::atomic_at<cuda::thread_scope_system>(self.state_.host.counted).load(order);
       total = counted_of(now) + cpu_seen;
     }
     if (total < expected) return forecast_ns(expected - total, weight);
     UNISYNC_ASSERT(total == expected, too_many);
-    // Releases the other GPU waiters, who poll this word: cumulative over what this thread
-    // acquired on both sides.
-    gpu_word.fetch_or(released_flag, detail::memory_order_release);
+    // Releases the other GPU waiters: cumulative over what this thread acquired on both
+    // sides.
+    released.store(1, detail::memory_order_release);
     return 0;
   }
   return 1;  // not reached: below system scope every call is flat
@@ -195,13 +197,14 @@ UNISYNC_HOST_DEVICE bool basic_latch<Scope, Backoff>::try_wait_as(side_kind side
                      .load(detail::memory_order_acquire) >=
              state_.host.expected;
     }
-    detail::own_side_word<cuda::std::uint64_t> const gpu_word(self.state_.device.word);
-    cuda::std::uint64_t const now = gpu_word.load(detail::memory_order_acquire);
-    if ((now & released_flag) != 0) return true;
+    detail::own_side_word<cuda::std::uint32_t> const released(self.state_.device.released);
+    if (released.load(detail::memory_order_acquire) != 0) return true;
+    cuda::std::uint64_t const now =
+        detail::own_side_word<cuda::std::uint64_t>(self.state_.device.word).load(detail::memory_order_acquire);
     if (counted_of(now) + cpu_total.load(detail::memory_order_acquire) < state_.device.expected) return false;
-    // Released: says so to the GPU's other waiters and later try_waits, which then need
-    // not cross the link.
-    gpu_word.fetch_or(released_flag, detail::memory_order_release);
+    // Released: says so to the GPU's waiters and later try_waits, which then need not cross
+    // the link.
+    released.store(1, detail::memory_order_release);
     return true;
   }
   return false;  // not reached: below system scope every call is flat
@@ -214,11 +217,14 @@ UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait_as(side_kind side, cu
   if constexpr (across_link) {
     if (side == side_kind::gpu && !flat_mode(side)) {
       auto& self = const_cast<basic_latch&>(*this);
-      detail::own_side_word<cuda::std::uint64_t> const gpu_word(self.state_.device.word);
-      cuda::std::uint64_t const now = gpu_word.load(detail::memory_order_acquire);
-      if ((now & released_flag) != 0) return;
+      if (detail::own_side_word<cuda::std::uint32_t>(self.state_.device.released).load(detail::memory_order_acquire) !=
+          0) {
+        return;
+      }
       // The first GPU waiter to claim it becomes the watcher. Relaxed: the claim carries
       // no data; the watcher synchronizes through its acquire polls.
+      detail::own_side_word<cuda::std::uint64_t> const gpu_word(self.state_.device.word);
+      cuda::std::uint64_t const now = gpu_word.load(detail::memory_order_relaxed);
       if ((now & watched_flag) == 0) {
         watches = (gpu_word.fetch_or(watched_flag, detail::memory_order_relaxed) & watched_flag) == 0;
       }
