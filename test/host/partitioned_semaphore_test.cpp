@@ -196,12 +196,15 @@ TYPED_TEST(PartitionedSemaphoreSides, AnIdleSidesPermitsAreTakenAcross)
 // Both sides busy, N = 1: the permit takes turns instead of staying with one side. The
 // model checks the bypass bound itself; on this oversubscribed host a descheduled
 // importer lets the other side run on, so the test records the worst bypass and asserts
-// that the permit changed sides many times.
+// that the permit changed sides many times. Every thread acquires until both sides have
+// reached their goal: on a host with fewer cores than threads one side's threads may
+// start only after the other side's would have finished a fixed count, and turns need
+// both sides busy at once.
 TEST(PartitionedSemaphoreTurns, BothBusySidesTakeTurns)
 {
   short_turn_semaphore<1> semaphore(1);
   constexpr unsigned per_side = 3;
-  constexpr unsigned iterations = 400;
+  constexpr std::uint64_t goal = per_side * 400;
   std::atomic<std::uint64_t> acquisitions[2] = {0, 0};
   std::atomic<std::uint64_t> most_foreign[2] = {0, 0};
   int last_side = -1;  // written inside the semaphore (N = 1)
@@ -209,7 +212,7 @@ TEST(PartitionedSemaphoreTurns, BothBusySidesTakeTurns)
   run_cpu_actors(2 * per_side, [&](unsigned actor) {
     int const me = static_cast<int>(actor % 2);
     side const mine = me == 0 ? side::cpu : side::gpu;
-    for (unsigned i = 0; i < iterations; ++i) {
+    while (acquisitions[0].load() < goal || acquisitions[1].load() < goal) {
       std::uint64_t const before = acquisitions[1 - me].load();
       access::acquire_as(semaphore, mine);
       std::uint64_t const foreign = acquisitions[1 - me].load() - before;
@@ -222,9 +225,10 @@ TEST(PartitionedSemaphoreTurns, BothBusySidesTakeTurns)
       access::release_as(semaphore, mine);
     }
   });
-  EXPECT_EQ(acquisitions[0].load(), per_side * iterations);
-  EXPECT_EQ(acquisitions[1].load(), per_side * iterations);
-  // Turns of T = 2 acquisitions would switch 600 times; a side that kept the permit, once.
+  EXPECT_GE(acquisitions[0].load(), goal);
+  EXPECT_GE(acquisitions[1].load(), goal);
+  // Turns of T = 2 acquisitions would switch some 600 times; a side that kept the permit
+  // while the other was busy, a few times.
   EXPECT_GE(switches, 50u);
   ::testing::Test::RecordProperty("most_foreign_cpu", std::to_string(most_foreign[0].load()));
   ::testing::Test::RecordProperty("most_foreign_gpu", std::to_string(most_foreign[1].load()));
