@@ -31,12 +31,14 @@ template <class T>
 using pinned_array = std::unique_ptr<T[], cuda_free_host>;
 
 namespace detail {
+/// Throws unless `status` is success: "`what` failed: <CUDA's words>".
+inline void check(cudaError_t status, std::string const& what)
+{
+  if (status != cudaSuccess) throw unisync::error(what + " failed: " + cudaGetErrorString(status));
+}
 inline void check_allocation(cudaError_t status, char const* call, std::size_t bytes)
 {
-  if (status != cudaSuccess) {
-    throw unisync::error(std::string(call) + " of " + std::to_string(bytes) + " bytes failed: " +
-                         cudaGetErrorString(status));
-  }
+  check(status, std::string(call) + " of " + std::to_string(bytes) + " bytes");
 }
 }  // namespace detail
 
@@ -85,9 +87,7 @@ using owned_event = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, cuda_eve
 inline owned_stream create_stream()
 {
   cudaStream_t stream = nullptr;
-  if (cudaError_t const status = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); status != cudaSuccess) {
-    throw unisync::error(std::string("cudaStreamCreateWithFlags failed: ") + cudaGetErrorString(status));
-  }
+  detail::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   return owned_stream(stream);
 }
 
@@ -95,9 +95,7 @@ inline owned_stream create_stream()
 inline owned_event create_event(unsigned flags)
 {
   cudaEvent_t event = nullptr;
-  if (cudaError_t const status = cudaEventCreateWithFlags(&event, flags); status != cudaSuccess) {
-    throw unisync::error(std::string("cudaEventCreateWithFlags failed: ") + cudaGetErrorString(status));
-  }
+  detail::check(cudaEventCreateWithFlags(&event, flags), "cudaEventCreateWithFlags");
   return owned_event(event);
 }
 
