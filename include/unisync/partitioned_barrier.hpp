@@ -27,7 +27,9 @@ namespace unisync {
  * block-count hierarchy; CPU: host-resident page) with `basic_barrier`'s carry scheme, and
  * the word also numbers the side's phases. A side alone (the other side has no
  * participants) is `basic_barrier` on that word: with the default completion its last
- * arrival's addition carries into the phase number and releases the side. With both
+ * arrival's addition carries into the phase number and releases the side; a completion
+ * function runs below the carry, which its runner adds after it; arrivals beyond a phase
+ * count in the next ones. With both
  * sides, a side's additions stop one short of the carry: the arrival that reaches that
  * point (the side's leader) stores "my side arrived" to a host-resident report and reads
  * the other side's report once. If the other side has arrived too, it adds the carry and
@@ -58,14 +60,29 @@ namespace unisync {
  * first phase's last arriver learns the split from those counts and arms the side words.
  * From then on each side expects the arrivals it had in the previous phase minus its
  * `arrive_and_drop()`s. Precondition: participants do not move between sides after the
- * first phase (the same threads arrive every phase, the ordinary use of a barrier), and
- * no more threads use it than it expects: unlike `basic_barrier`, it does not count
- * arrivals beyond a phase in the next one (32 lanes of a warp on a barrier of 16), since
- * the split it learns is the set of threads that arrive in each phase. An arrival beyond
- * the first phase's missing count or its side's share is reported (host: unisync::error,
- * device: trap), in every build: in the first phase by its own addition; later when it
- * finds the side's phase armed, or when it is the phase's first arrival, and one that
- * slips in before the arm by the arming arrival.
+ * first phase (the same threads arrive every phase, the ordinary use of a barrier). More
+ * threads than it expects (32 lanes of a warp on a barrier of 16, host threads racing into
+ * a phase) are counted in the next phase, as by `basic_barrier`, while every participant
+ * is on one side (a side stays mixed until the carry that ends the phase in which the
+ * other side left): a side that has the barrier to itself counts with `basic_barrier`'s
+ * scheme (arrivals before a phase's arm, or above its stop while the completion runs, are
+ * placed in whole phases past it; with a completion function fewer than 2^22 may come
+ * while it runs), and an arrival beyond the first phase counts on its side once that
+ * phase's last arriver has run the completion and armed the sides. With participants on
+ * both sides, an arrival beyond its side's share is refused (host: unisync::error, device:
+ * trap) in every build, and so, when it is seen, are arrivals beyond the first phase or
+ * an `arrive_and_drop()` beyond it (the first phase's last arriver sees those that
+ * counted on their side before it read the split), since the split it learns is the set
+ * of threads that arrive in each phase; in flat mode (below) any arrival beyond a phase is
+ * refused. With more threads than expected a waiter must not fall 2^14 phases behind the
+ * barrier (side phase numbers wrap at 2^15).
+ *
+ * Waits inside `arrive()` and `arrive_and_drop()`, each for a participant that has
+ * already arrived and is one step from done, never for one that has not: an arrival
+ * beyond the first phase waits for that phase's last arriver to arm the sides (and to run
+ * the completion); a drop on a side alone waits while the phase's first arrival arms it
+ * or its last arrival runs the completion; with a completion function, the mixed-phase
+ * verdict below.
  *
  * The completion function runs exactly once per phase, before anyone is released, in one
  * of the phase's leaders' `arrive()`: in the first phase (and always in flat mode) in the
@@ -131,6 +148,7 @@ class basic_partitioned_barrier {
       polls_open_parity = 8,  // a CPU waiter among many: polls cpu_.open_parity
       mixed = 16,             // both sides take part in the phase: it ends through the reports
       leads_side = 32,        // the side's leader: stored the side's report, polls the other's
+      placed_beyond = 64,     // internal: where the arrivals landed is in arrive_as's `beyond`
     };
     UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight, cuda::std::uint32_t flags,
                                       cuda::std::uint32_t next_share = 0) noexcept
@@ -145,24 +163,30 @@ class basic_partitioned_barrier {
   };
 
   /// The largest expected count: 2^22 - 1 (in the first phase a side's drops count down
-  /// from 2^23 in its word's participants field, and must not reach the flags above it).
+  /// from 2^22 in its word's participants field, and must not reach the flags above it).
   UNISYNC_HOST_DEVICE static constexpr cuda::std::ptrdiff_t max() noexcept { return field_mask; }
 
   /// Preconditions: 0 <= expected <= max(), checked in every build.
   UNISYNC_HOST_DEVICE constexpr explicit basic_partitioned_barrier(cuda::std::ptrdiff_t expected,
                                                                    CompletionFunction completion = CompletionFunction())
-      : central_{static_cast<cuda::std::uint64_t>(expected), static_cast<cuda::std::uint32_t>(expected), 0, 0,
-                 completion}
+      : central_{expected == 0 ? (cuda::std::uint64_t{1} << phase_shift) | central_bias
+                               : static_cast<cuda::std::uint64_t>(expected) + central_bias,
+                 static_cast<cuda::std::uint32_t>(expected), 0, 0, completion},
+        // Without participants there is no first phase to learn a split in: both sides
+        // start with none, and an arrival is refused as on a side without participants.
+        cpu_{expected == 0 ? 0 : learning_flag | learning_base},
+        gpu_{expected == 0 ? 0 : learning_flag | learning_base}
   {
     UNISYNC_EXPECTS(expected >= 0 && expected <= max(), "partitioned_barrier(expected) needs 0 <= expected <= max()");
   }
   basic_partitioned_barrier(basic_partitioned_barrier const&) = delete;
   basic_partitioned_barrier& operator=(basic_partitioned_barrier const&) = delete;
 
-  /// Counts `update` arrivals of the calling thread's side. Never waits for another
-  /// participant (see the class comment for the one bounded wait with a completion
-  /// function). Preconditions: update > 0 and at most the arrivals still missing (debug
-  /// builds); at most the side's share (always checked, see the class comment). Cost: one
+  /// Counts `update` arrivals of the calling thread's side. Never waits for a participant
+  /// that has not arrived (see the class comment for the bounded waits for one that has).
+  /// Preconditions: update > 0 and at most the arrivals still missing (debug builds); with
+  /// participants on both sides, at most the side's share (always checked, see the class
+  /// comment). Cost: one
   /// acquire-release fetch_add on the side's word (the phase's first arrival adds the arm
   /// with a second one); with both sides the side's leader also stores its report across
   /// the link (the GPU) or locally (the CPU), reads the other side's once, and adds the
@@ -218,37 +242,89 @@ class basic_partitioned_barrier {
   /// Whether a side has arrived in a phase, as the reports show it.
   enum class other_side : cuda::std::uint32_t { pending, arrived, absent };
 
-  // The central word: phase (bits 63..32) | arrivals missing (bits 31..0).
+  // The central word: phase (bits 63..32) | arrivals missing plus central_bias (bits
+  // 31..0). The bias keeps arrivals beyond the phase (a count below the bias) from
+  // borrowing into the phase number.
   static constexpr cuda::std::uint64_t missing_mask = 0xffffffffu;
   static constexpr int phase_shift = 32;
+  static constexpr cuda::std::uint32_t central_bias = 1u << 31;
   // The largest share of a side, and max().
   static constexpr cuda::std::uint32_t field_mask = (1u << 22) - 1;
-  // A side's word: phase number (bits 63..56, wrapping) | arrival count (55..32) |
-  // learning (31) | mixed (30) | participants (23..0). The count's carry at 2^24 advances
+  // A side's word: phase number (bits 63..49, wrapping) | arrival count (48..25) |
+  // learning (24) | mixed (23) | participants (22..0). The count's carry at 2^24 advances
   // the phase number. Learning: the first phase runs on the central word, and the side's
   // word only counts the side's arrivals (count) and drops (down from learning_base in the
   // participants field), so that the first phase's last arriver learns the split; it stays
   // set in flat mode. Mixed: the other side had participants when this phase opened, so
   // the side's additions stop one short of the carry and the phase ends through the
-  // reports.
-  static constexpr int side_phase_shift = 56;
-  static constexpr int side_count_shift = 32;
-  static constexpr cuda::std::uint32_t side_carry = 1u << 24;      // in count units
-  static constexpr cuda::std::uint32_t side_armed_min = 1u << 23;  // an armed count is at least this
-  static constexpr cuda::std::uint32_t side_phase_mask = 0xffu;
-  static constexpr cuda::std::uint64_t learning_flag = cuda::std::uint64_t{1} << 31;
-  static constexpr cuda::std::uint64_t mixed_flag = cuda::std::uint64_t{1} << 30;
-  static constexpr cuda::std::uint64_t side_participants_mask = (cuda::std::uint64_t{1} << 24) - 1;
-  static constexpr cuda::std::uint32_t learning_base = 1u << 23;
-  // A report: the phase number its side has arrived in plus one (bits 39..32) | its share
-  // of that next phase (31..0). A verdict: the phase number plus one (bits 39..32) | 1 when
+  // reports. A side alone stops at the carry with the default completion, and
+  // completion_headroom below it with a completion function, as basic_barrier: arrivals of
+  // the next phase that come while the completion runs are counted above the stop.
+  static constexpr int side_phase_shift = 49;
+  static constexpr int side_count_shift = 25;
+  static constexpr cuda::std::uint32_t side_carry = 1u << 24;           // in count units
+  static constexpr cuda::std::uint32_t side_armed_min = 1u << 23;       // an armed count is at least this
+  static constexpr cuda::std::uint32_t completion_headroom = 1u << 22;  // above an alone side's stop
+  static constexpr cuda::std::uint32_t side_phase_mask = (1u << 15) - 1;
+  static constexpr cuda::std::uint64_t learning_flag = cuda::std::uint64_t{1} << 24;
+  static constexpr cuda::std::uint64_t mixed_flag = cuda::std::uint64_t{1} << 23;
+  static constexpr cuda::std::uint64_t side_participants_mask = (cuda::std::uint64_t{1} << 23) - 1;
+  static constexpr cuda::std::uint32_t learning_base = 1u << 22;
+  // A report: the phase number its side has arrived in plus one (bits 46..32) | its share
+  // of that next phase (31..0). A verdict: the phase number plus one (bits 46..32) | 1 when
   // the GPU leader runs the completion (saw the CPU's report), 0 when the CPU leader does.
   static constexpr int report_phase_shift = 32;
   static constexpr cuda::std::uint64_t gpu_runs_completion = 1;
   // With the default completion a side that completes alone releases with the carry of
-  // its last arrival, as basic_barrier; a leader with more to do (reports, a completion
-  // function) stops one short of the carry.
+  // its last arrival, as basic_barrier; with a completion function it stops
+  // completion_headroom short of the carry. A mixed phase's leader, which has the reports
+  // to do, stops one short of it.
   static constexpr bool completes_in_arrival = cuda::std::is_same_v<CompletionFunction, empty_completion>;
+  static constexpr cuda::std::uint32_t alone_stop =
+      completes_in_arrival ? side_carry : side_carry - completion_headroom;
+  static constexpr cuda::std::uint32_t mixed_stop = side_carry - 1;
+  // The phase of the ranks counted in the first phase, in arrivals_placed::phase_of: no
+  // side phase number.
+  static constexpr cuda::std::uint32_t first_phase_rank = ~0u;
+
+  /// Where the arrivals of one addition were counted (a warp's lanes add as one; rank r is
+  /// its r-th arrival): the first `central_ranks` in the first phase, which this thread's
+  /// addition completed; the next `room` in the phase of `first`; on a side that has the
+  /// barrier to itself, the rest in whole phases of `participants` after that one.
+  struct arrivals_placed {
+    arrival_token first;
+    cuda::std::uint32_t central_ranks = 0;
+    cuda::std::uint32_t room = 0;
+    cuda::std::uint32_t participants = 1;
+    cuda::std::uint32_t open_phase = 0;   // the side's phase open after this thread's additions
+    cuda::std::uint32_t later_flags = 0;  // the flags of the tokens of the phases after first's
+    cuda::std::uint32_t weight = 0;
+    UNISYNC_HOST_DEVICE static arrivals_placed one_phase(arrival_token const& token) noexcept
+    {
+      arrivals_placed placed;
+      placed.first = token;
+      placed.room = token.weight_;
+      placed.weight = token.weight_;
+      return placed;
+    }
+    UNISYNC_HOST_DEVICE bool span_phases() const noexcept { return central_ranks != 0 || weight - central_ranks > room; }
+    UNISYNC_HOST_DEVICE cuda::std::uint32_t phase_of(cuda::std::uint32_t rank) const noexcept
+    {
+      if (rank < central_ranks) return first_phase_rank;
+      rank -= central_ranks;
+      return rank < room ? first.phase_ : (first.phase_ + 1u + (rank - room) / participants) & side_phase_mask;
+    }
+    /// The token of the addition's last arrival (in one phase: `first`).
+    UNISYNC_HOST_DEVICE arrival_token last_token() const noexcept { return span_phases() ? token_of(weight - 1) : first; }
+    UNISYNC_HOST_DEVICE arrival_token token_of(cuda::std::uint32_t rank) const noexcept
+    {
+      if (rank < central_ranks) return arrival_token(0, weight, arrival_token::central | arrival_token::completed_phase);
+      if (rank - central_ranks < room) return first;
+      cuda::std::uint32_t const phase = phase_of(rank);
+      return arrival_token(phase, weight,
+                           later_flags | (side_phase_passed(open_phase, phase) ? arrival_token::completed_phase : 0u));
+    }
+  };
 
   /// One side's state, on a page of its own. The CPU's page is advised for the host, the
   /// GPU's for the device.
@@ -293,17 +369,40 @@ class basic_partitioned_barrier {
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& report_of(side_kind side) const noexcept;
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t phase_of(cuda::std::uint64_t word) noexcept;
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t count_of(cuda::std::uint64_t word) noexcept;
-  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t side_step(cuda::std::uint64_t word) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t participants_of(cuda::std::uint64_t word) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t side_stop(cuda::std::uint64_t word) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t alone_flags(side_kind side,
+                                                                     cuda::std::uint32_t participants) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr bool side_phase_passed(cuda::std::uint32_t open_phase,
+                                                              cuda::std::uint32_t phase) noexcept;
   UNISYNC_HOST_DEVICE static constexpr bool awaits_carry(cuda::std::uint64_t word) noexcept;
   UNISYNC_HOST_DEVICE static constexpr bool reported_at_least(cuda::std::uint64_t report,
                                                               cuda::std::uint32_t next_phase) noexcept;
 
-  UNISYNC_HOST_DEVICE arrival_token arrive_as(side_kind side, cuda::std::uint32_t weight, bool drop);
+  // The arrival paths return the token of the addition's arrivals when they all landed in
+  // one phase, in registers. When they did not (arrivals beyond a phase), and `beyond` asks
+  // for the placement, they return a token flagged placed_beyond and write where each
+  // landed there; without `beyond`, the token of the addition's last arrival.
+  UNISYNC_HOST_DEVICE arrivals_placed arrive_placed(side_kind side, cuda::std::uint32_t weight);
+  UNISYNC_HOST_DEVICE arrival_token arrive_as(side_kind side, cuda::std::uint32_t weight, bool drop,
+                                              arrivals_placed* beyond);
   UNISYNC_HOST_DEVICE arrival_token arrive_on_side(side_kind side, cuda::std::uint64_t before,
-                                                   cuda::std::uint32_t weight, bool drop);
+                                                   cuda::std::uint32_t weight, bool drop, arrivals_placed* beyond);
+  UNISYNC_HOST_DEVICE arrival_token arrive_alone(side_kind side, cuda::std::uint64_t before,
+                                                 cuda::std::uint32_t weight, arrivals_placed* beyond);
+  UNISYNC_HOST_DEVICE arrival_token place_alone(side_kind side, cuda::std::uint64_t before, cuda::std::uint32_t weight,
+                                                cuda::std::uint32_t open_phase, arrivals_placed* into) const;
+  UNISYNC_HOST_DEVICE static arrival_token deliver(arrivals_placed const& placed, arrivals_placed* into);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t complete_alone_phase(side_kind side, cuda::std::uint64_t after);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t arm_leftover(side_kind side, cuda::std::uint64_t after);
+  UNISYNC_HOST_DEVICE arrival_token drop_alone(side_kind side);
   UNISYNC_HOST_DEVICE arrival_token arrive_after_carry(side_kind side, cuda::std::uint64_t before,
                                                        cuda::std::uint32_t weight, bool drop);
-  UNISYNC_HOST_DEVICE arrival_token arrive_central(cuda::std::uint32_t weight);
+  UNISYNC_HOST_DEVICE arrival_token arrive_central(side_kind side, cuda::std::uint32_t weight, bool drop,
+                                                   arrivals_placed* beyond);
+  UNISYNC_HOST_DEVICE arrival_token arrive_beyond_first_phase(side_kind side, cuda::std::uint64_t before,
+                                                              cuda::std::uint32_t weight, bool drop,
+                                                              arrivals_placed* into);
   UNISYNC_HOST_DEVICE void complete_central_phase(cuda::std::uint32_t phase);
   UNISYNC_HOST_DEVICE arrival_token settle_arrival(side_kind side, cuda::std::uint64_t before,
                                                    cuda::std::uint32_t phase, cuda::std::uint64_t reached,

@@ -237,21 +237,41 @@ struct counting_completion {
   void operator()() const noexcept { runs->fetch_add(1, std::memory_order_relaxed); }
 };
 
+/// The runs of a barrier's completion function, and how many began while another ran.
+struct overlap_log {
+  std::atomic<std::uint32_t> runs{0};
+  std::atomic<std::uint32_t> overlapping{0};
+  std::atomic<bool> running{false};
+};
+
+/// Counts its runs in a completion_log and checks that none begins before the previous
+/// one ended (each phase completes after the one before it).
+struct one_at_a_time_completion {
+  overlap_log* log;
+  void operator()() const noexcept
+  {
+    if (log->running.exchange(true)) log->overlapping.fetch_add(1);
+    log->runs.fetch_add(1);
+    log->running.store(false);
+  }
+};
+
 /// `multiple` times `expected` threads arrive_and_wait() once per round on a barrier of
-/// `expected`, rounds apart: each round is `multiple` phases. Checks that the phases
-/// advance by exactly that much per round and that no thread leaves before its own
-/// phase completed: at most j * expected threads of a round may leave having seen only
+/// `expected` (of kind `Kind`), rounds apart: each round is `multiple` phases. Checks that
+/// the phases advance by exactly that much per round and that no thread leaves before its
+/// own phase completed: at most j * expected threads of a round may leave having seen only
 /// its first j phases complete.
-template <class Completion>
+template <class Kind, class Completion>
 void check_oversubscribed(std::uint32_t expected, std::uint32_t multiple, std::uint32_t rounds)
 {
   std::uint32_t const threads = expected * multiple;
-  auto runs = std::make_shared<std::atomic<std::uint32_t>>(0);
+  auto log = std::make_shared<overlap_log>();
+  using barrier_type = typename Kind::template type<Completion>;
   auto barrier = [&] {
     if constexpr (std::is_same_v<Completion, unisync::empty_completion>) {
-      return std::make_shared<unisync::barrier<>>(expected);
+      return std::make_shared<barrier_type>(expected);
     } else {
-      return std::make_shared<unisync::barrier<Completion>>(expected, Completion{runs.get()});
+      return std::make_shared<barrier_type>(expected, Completion{log.get()});
     }
   }();
   auto gate = std::make_shared<round_gate>(threads);
@@ -270,7 +290,8 @@ void check_oversubscribed(std::uint32_t expected, std::uint32_t multiple, std::u
   for (auto& thread : running) ASSERT_TRUE(thread->returned_within()) << "a round never completed its phases";
   EXPECT_EQ(unisync::detail::test_access::open_phase(*barrier), rounds * multiple);
   if constexpr (!std::is_same_v<Completion, unisync::empty_completion>) {
-    EXPECT_EQ(runs->load(), rounds * multiple) << "one completion per phase";
+    EXPECT_EQ(log->runs.load(), rounds * multiple) << "one completion per phase";
+    EXPECT_EQ(log->overlapping.load(), 0u) << "completions of two phases ran at once";
   }
   for (std::uint32_t round = 0; round < rounds; ++round) {
     for (std::uint32_t completed = round * multiple; completed < (round + 1) * multiple; ++completed) {
@@ -283,18 +304,27 @@ void check_oversubscribed(std::uint32_t expected, std::uint32_t multiple, std::u
   }
 }
 
+/// The barrier kinds that count arrivals beyond a phase in the next one (the partitioned
+/// barrier with every thread on one side; in flat mode it refuses them).
+template <class Kind>
+class ConformanceBarrierMoreThreadsThanExpected : public ::testing::Test {};
+using counting_beyond_a_phase =
+    ::testing::Types<unisync::test::central_barrier_kind, unisync::test::partitioned_barrier_kind>;
+TYPED_TEST_SUITE(ConformanceBarrierMoreThreadsThanExpected, counting_beyond_a_phase, unisync::test::type_names);
+
 // [thread.barrier.class] arrive: "decrements the expected count by update"; at zero the
 // phase completes and the next phase starts with the expected count reset: arrivals
 // beyond a phase's expected count (more threads than the barrier expects) are arrivals of
 // the next phase, and their waits return when that phase completes. Threads race into
 // each phase, before its first arrival has armed it and, with a completion function,
-// while it runs.
-TEST(ConformanceBarrierMoreThreadsThanExpected, ArrivalsBeyondAPhaseCountInTheNext)
+// while it runs; for the partitioned barrier also into its first phase, which learns the
+// split while arrivals beyond it come in.
+TYPED_TEST(ConformanceBarrierMoreThreadsThanExpected, ArrivalsBeyondAPhaseCountInTheNext)
 {
   for (std::uint32_t expected : {1u, 2u, 3u}) {
     for (std::uint32_t multiple : {2u, 3u}) {
-      check_oversubscribed<unisync::empty_completion>(expected, multiple, 300);
-      check_oversubscribed<counting_completion>(expected, multiple, 300);
+      check_oversubscribed<TypeParam, unisync::empty_completion>(expected, multiple, 300);
+      check_oversubscribed<TypeParam, one_at_a_time_completion>(expected, multiple, 300);
     }
   }
 }
@@ -323,6 +353,63 @@ TEST(ConformanceBarrierMoreThreadsThanExpected, OneAdditionOfSeveralArrivalsSpan
   EXPECT_TRUE(barrier.try_wait(rest.token_of(1)));
   EXPECT_EQ(runs.load(), 3u);
   EXPECT_EQ(test_access::open_phase(barrier), 3u);
+}
+
+// [thread.barrier.class] the same for the partitioned barrier, with every arrival on one
+// side (host threads stand in for the GPU's): one addition fills the first phase, which
+// runs on the central word, and goes on into the side's phases; later additions span the
+// side's phases; each arrival's token is that of its own phase.
+TEST(ConformancePartitionedBarrierMoreThreadsThanExpected, OneAdditionOfSeveralArrivalsSpansPhases)
+{
+  using unisync::detail::test_access;
+  for (auto const which : {test_access::side::cpu, test_access::side::gpu}) {
+    std::atomic<std::uint32_t> runs{0};
+    auto barrier = std::make_unique<unisync::partitioned_barrier<counting_completion>>(3, counting_completion{&runs});
+    auto first = test_access::arrive_as(*barrier, which);     // phase 0: 1 of 3
+    auto placed = test_access::arrive_lanes(*barrier, which, 6);  // 2 in phase 0, 3 in phase 1, 1 in phase 2
+    EXPECT_TRUE(placed.span_phases());
+    EXPECT_EQ(placed.phase_of(0), placed.phase_of(1));
+    EXPECT_NE(placed.phase_of(1), placed.phase_of(2));
+    EXPECT_EQ(placed.phase_of(2), placed.phase_of(4));
+    EXPECT_NE(placed.phase_of(4), placed.phase_of(5));
+    EXPECT_EQ(runs.load(), 2u) << "the addition completed phases 0 and 1";
+    EXPECT_TRUE(barrier->try_wait(first));
+    for (std::uint32_t rank = 0; rank < 5; ++rank) EXPECT_TRUE(barrier->try_wait(placed.token_of(rank))) << rank;
+    auto last = placed.token_of(5);
+    EXPECT_FALSE(barrier->try_wait(last)) << "phase 2 has 1 of its 3 arrivals";
+    auto rest = test_access::arrive_lanes(*barrier, which, 2);
+    EXPECT_TRUE(barrier->try_wait(last));
+    EXPECT_TRUE(barrier->try_wait(rest.token_of(1)));
+    EXPECT_EQ(runs.load(), 3u);
+    EXPECT_EQ(test_access::open_phase(*barrier), 3u);
+    // A side phase's first addition of 8 arrivals, 2 2/3 phases: the arm completes two.
+    auto const spanning = test_access::arrive_lanes(*barrier, which, 8);
+    EXPECT_EQ(runs.load(), 5u);
+    EXPECT_TRUE(barrier->try_wait(spanning.token_of(5)));
+    EXPECT_FALSE(barrier->try_wait(spanning.token_of(6)));
+    test_access::wait_as(*barrier, which, test_access::arrive_as(*barrier, which));
+    EXPECT_TRUE(barrier->try_wait(spanning.token_of(7)));
+    EXPECT_EQ(test_access::open_phase(*barrier), 6u);
+  }
+}
+
+// [thread.barrier.class] arrive_and_drop on a side that has the barrier to itself, with
+// arrivals beyond the phase: the drop lowers the expected count of the phases after its
+// own, and the arrivals beyond a phase are placed by the participants of each phase.
+TEST(ConformancePartitionedBarrierMoreThreadsThanExpected, ADropLowersThePhasesAfterItsOwn)
+{
+  using unisync::detail::test_access;
+  auto barrier = std::make_unique<unisync::partitioned_barrier<>>(3);
+  test_access::wait_as(*barrier, test_access::side::cpu, test_access::arrive_lanes(*barrier, test_access::side::cpu, 3).token_of(2));
+  barrier->arrive_and_drop();                                             // phase 1: 1 of 3, and 2 from phase 2 on
+  auto const placed = test_access::arrive_lanes(*barrier, test_access::side::cpu, 5);  // 2 in phase 1, 2 in 2, 1 in 3
+  EXPECT_TRUE(barrier->try_wait(placed.token_of(1)));
+  EXPECT_TRUE(barrier->try_wait(placed.token_of(3)));
+  EXPECT_FALSE(barrier->try_wait(placed.token_of(4)));
+  EXPECT_EQ(test_access::open_phase(*barrier), 3u);
+  static_cast<void>(barrier->arrive());
+  EXPECT_TRUE(barrier->try_wait(placed.token_of(4)));
+  EXPECT_EQ(test_access::open_phase(*barrier), 4u);
 }
 
 // [thread.barrier.class] arrive never blocks, with participants on both sides of a

@@ -284,15 +284,70 @@ TEST(HostPartitionedBarrier, RefusesArrivalsBeyondTheSidesShare)
       << "two CPU arrivals with a CPU share of one";
 }
 
-TEST(HostPartitionedBarrier, RefusesMoreArrivalsThanTheFirstPhaseExpects)
+TEST(HostPartitionedBarrier, RefusesArrivalsBeyondTheFirstPhaseFromBothSides)
 {
-  // More threads than expected (a warp's 32 lanes on a barrier of 16 arrive as one
-  // addition): the partitioned barrier learns its split from who arrives in each phase,
-  // so it refuses them instead of corrupting its phase number.
+  // The split it learns is the set of threads that arrive in the first phase: with
+  // participants on both sides and arrivals beyond the phase (here one CPU arrival and two
+  // GPU arrivals on a barrier of two) it cannot tell which belong to the next phase, and
+  // refuses them.
+  using unisync::detail::test_access;
   auto barrier = std::make_unique<unisync::partitioned_barrier<>>(2);
-  EXPECT_TRUE(refused_naming([&] { static_cast<void>(barrier->arrive(3)); },
-                             "more arrivals in a phase than it expects"))
+  static_cast<void>(test_access::arrive_as(*barrier, test_access::side::cpu));
+  EXPECT_TRUE(refused_naming([&] { static_cast<void>(test_access::arrive_lanes(*barrier, test_access::side::gpu, 2)); },
+                             "on both the CPU and the GPU"));
+}
+
+TEST(HostPartitionedBarrier, AnArrivalAtABarrierWithoutParticipantsIsRefused)
+{
+  // Not a wait for a first phase that nobody can complete.
+  auto none = std::make_unique<unisync::partitioned_barrier<>>(0);
+  EXPECT_TRUE(refused_naming([&] { static_cast<void>(none->arrive()); }, "has no participant"));
+}
+
+TEST(HostPartitionedBarrier, ArrivalsBeyondTheFirstPhaseAfterTheOtherSideDroppedCountInTheNext)
+{
+  // The CPU's one participant leaves in the first phase; three GPU arrivals in one
+  // addition then complete it and go on into the next: the split is the GPU's alone.
+  using unisync::detail::test_access;
+  auto barrier = std::make_unique<unisync::partitioned_barrier<>>(3);
+  barrier->arrive_and_drop();
+  auto const placed = test_access::arrive_lanes(*barrier, test_access::side::gpu, 3);
+  EXPECT_TRUE(placed.span_phases());
+  EXPECT_TRUE(barrier->try_wait(placed.token_of(1)));
+  EXPECT_FALSE(barrier->try_wait(placed.token_of(2))) << "the next phase has 1 of its 2 arrivals";
+  static_cast<void>(test_access::arrive_as(*barrier, test_access::side::gpu));
+  EXPECT_TRUE(barrier->try_wait(placed.token_of(2)));
+  EXPECT_EQ(test_access::open_phase(*barrier), 2u);
+}
+
+TEST(HostPartitionedBarrier, RefusesArrivalsBeyondAPhaseInFlatMode)
+{
+  auto barrier = std::make_unique<unisync::partitioned_barrier<>>(2);
+  unisync::detail::test_access::make_flat(*barrier);
+  EXPECT_TRUE(refused_naming([&] { static_cast<void>(unisync::detail::test_access::arrive_lanes(
+                                 *barrier, unisync::detail::test_access::side::cpu, 3)); },
+                             "in flat mode"))
       << "three arrivals in a phase of two";
+}
+
+TEST(HostPartitionedBarrier, RefusesAnArrivalOnASideWithoutParticipants)
+{
+  // The first phase found only CPU participants: a GPU arrival after it is one that moved.
+  using unisync::detail::test_access;
+  auto barrier = std::make_unique<unisync::partitioned_barrier<>>(1);
+  barrier->arrive_and_wait();
+  EXPECT_TRUE(refused_naming([&] { static_cast<void>(test_access::arrive_as(*barrier, test_access::side::gpu)); },
+                             "must not move between the CPU and the GPU"));
+  // The CPU's one participant left: an arrival or a drop after that is one too many (each
+  // on a barrier of its own: a refused arrival leaves its barrier unusable).
+  for (bool const drop : {false, true}) {
+    auto left = std::make_unique<unisync::partitioned_barrier<>>(1);
+    left->arrive_and_wait();
+    left->arrive_and_drop();
+    EXPECT_TRUE(refused_naming([&] { static_cast<void>(test_access::arrive_as(*left, test_access::side::cpu, 1, drop)); },
+                               "has no participant"))
+        << (drop ? "arrive_and_drop" : "arrive");
+  }
 }
 
 TEST(HostBarrier, AnArrivalAtABarrierWithoutParticipantsIsRefused)

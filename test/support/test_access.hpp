@@ -87,7 +87,36 @@ struct test_access {
   static auto arrive_as(basic_partitioned_barrier<Completion, Backoff>& barrier, side which,
                         cuda::std::uint32_t update = 1, bool drop = false)
   {
-    return barrier.arrive_as(side_of<basic_partitioned_barrier<Completion, Backoff>>(which), update, drop);
+    auto const side = side_of<basic_partitioned_barrier<Completion, Backoff>>(which);
+    if (!drop) return barrier.arrive_placed(side, update).last_token();
+    return barrier.arrive_as(side, update, true, nullptr);
+  }
+  /// One addition of `lanes` arrivals by a thread of `which` side, as a warp's lanes add
+  /// them; says where each landed (span_phases, phase_of(rank), token_of(rank)).
+  template <class Completion, class Backoff>
+  static auto arrive_lanes(basic_partitioned_barrier<Completion, Backoff>& barrier, side which,
+                           cuda::std::uint32_t lanes)
+  {
+    return barrier.arrive_placed(side_of<basic_partitioned_barrier<Completion, Backoff>>(which), lanes);
+  }
+  /// The number of phases a partitioned barrier has completed, wrapping at 2^15: the first
+  /// on the central word (complete once its last arriver, after the completion, armed the
+  /// sides), then those of the CPU's word when the CPU has participants, else the GPU's
+  /// (flat mode: the central word's).
+  template <class Completion, class Backoff>
+  UNISYNC_HOST_DEVICE static cuda::std::uint32_t open_phase(basic_partitioned_barrier<Completion, Backoff>& barrier)
+  {
+    using barrier_type = basic_partitioned_barrier<Completion, Backoff>;
+    auto const central = static_cast<cuda::std::uint32_t>(
+        atomic_at<cuda::thread_scope_system>(barrier.central_.phase_and_missing).load(memory_order_acquire) >>
+        barrier_type::phase_shift);
+    cuda::std::uint64_t const cpu = atomic_at<cuda::thread_scope_system>(barrier.cpu_.word).load(memory_order_acquire);
+    if (barrier.central_.flat != 0 || (cpu & barrier_type::learning_flag) != 0) return central;
+    cuda::std::uint64_t const word =
+        barrier_type::participants_of(cpu) != 0
+            ? cpu
+            : atomic_at<cuda::thread_scope_system>(barrier.gpu_.word).load(memory_order_acquire);
+    return (1u + barrier_type::phase_of(word)) & barrier_type::side_phase_mask;
   }
   /// wait(token) as a thread of `which` side would call it.
   template <class Completion, class Backoff, class Token>

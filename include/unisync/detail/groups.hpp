@@ -151,16 +151,6 @@ __device__ void lanes_arrive_and_wait(void const* barrier, ArriveLanes arrive_la
   __syncwarp(same_phase);
 }
 
-/// What lanes_arrive_and_wait needs of an arrival that never spans phases: one token for
-/// every lane.
-template <class Token>
-struct one_phase_arrivals {
-  Token token;
-  __device__ bool span_phases() const noexcept { return false; }
-  __device__ cuda::std::uint32_t phase_of(cuda::std::uint32_t) const noexcept { return 0; }
-  __device__ Token token_of(cuda::std::uint32_t) const noexcept { return token; }
-};
-
 /// Per-thread calls on the device that the warp may make as one: the converged lanes that
 /// call this naming the same `object` and the same `value` synchronize, the lowest of them
 /// runs `body(lanes)` once for all of them (`lanes`: how many), and they synchronize again,
