@@ -1,25 +1,61 @@
 /*
  * partitioned_barrier.pml - unisync::basic_partitioned_barrier: a CPU/GPU barrier that
  * learns the split on a central word in the first phase, then counts each side on a word
- * of its own with basic_barrier's carry scheme; with both sides, the phase ends through
- * the two leaders' reports, and arrive() never waits for the other side.
+ * of its own: a side alone with basic_barrier's scheme (arrivals beyond a phase counted in
+ * the next ones), both sides with the carry scheme stopping one short of the carry, the
+ * phase ending through the two leaders' reports; arrive() never waits for the other side.
  *
  * Mirrors include/unisync/detail/partitioned_barrier.inl (contract:
- * include/unisync/partitioned_barrier.hpp):
- *   arrive_as(s, w, drop)  before = side.word.fetch_add((w << 32) - drop); learning flag
- *                         set (first phase, flat mode): count the drop on central.drops,
- *                         arrive_central(w); else arrive_on_side(s, before, w, drop)
- *   arrive_central, complete_central_phase
- *                         as before the redesign; the last arriver of the first phase arms
- *                         each side word (phase 0, count 0, mixed if the other side has a
- *                         share, participants = share) and stores each report as (0, share)
- *   arrive_on_side        awaits_carry(before) (mixed, count = carry - 1): arrive_after_carry;
- *                         else the carry scheme with step = 1 if mixed (or with a
- *                         completion function): first arrival arms with target -
- *                         participants; settle_arrival
- *   settle_arrival        reached == carry: carried (alone, default completion); reached ==
- *                         carry - 1 with step 1: alone: completion, carry; mixed:
- *                         lead_mixed_phase (the token leads the side)
+ * include/unisync/partitioned_barrier.hpp), with arrivals beyond a phase on a side alone:
+ *   arrive_as(s, w, drop)  before = side.word.fetch_add((w << 32) - drop); a drop loads
+ *                         the word and adds with a compare-and-swap, retried, only while
+ *                         it is learning or mixed: once neither (the first phase's arm,
+ *                         the other side's leaving), drop_alone. Learning flag set in
+ *                         before (first phase, flat mode): count the drop on
+ *                         central.drops, arrive_central(w); else arrive_on_side(s,
+ *                         before, w, drop)
+ *   arrive_on_side        mixed flag clear: arrive_alone(before, w) (no drop gets there
+ *                         but with the seeded bugs -DBUG_DROP_*); awaits_carry(before)
+ *                         (mixed, count = carry - 1): arrive_after_carry; else the carry
+ *                         scheme with stop = carry - 1 (mixed_stop): the first arrival
+ *                         arms with stop - participants; settle_arrival
+ *   arrive_alone(before, w)  count 0: arms with alone_stop - participants(before); the arm
+ *                         completes the phase if count(before_arm) >= participants; an
+ *                         armed count below the stop that this addition takes to it
+ *                         completes it; then place_alone. alone_stop = the carry (default
+ *                         completion), carry - completion_headroom (completion function)
+ *   complete_alone_phase(after)  completion function: run it, then fetch_add(headroom)
+ *                         (the carry); count(after) != 0 (arrivals of the next phase
+ *                         already in): arm_leftover
+ *   arm_leftover(after)   loop: arm with alone_stop - participants(after); if the arm
+ *                         completes that phase too, complete it (as above) and go on
+ *   place_alone, token_of  where each rank of an addition landed, from the word it found:
+ *                         armed below the stop: its room; unarmed, count < participants:
+ *                         the open phase; else whole phases past it (above the stop: + 1,
+ *                         then position / participants); later ranks one phase of
+ *                         participants each; a rank's token is completed when the phase
+ *                         open after the thread's own additions has passed it
+ *                         (side_phase_passed: 1 .. PM/2 - 1 phases ahead, wrapping)
+ *   drop_alone            waits until the count is 0 or armed below the stop, then one
+ *                         compare-and-swap: one arrival and one participant fewer (with
+ *                         the arm when the count was 0); completes the phase if it
+ *                         reached the stop
+ *   arrive_central, arrive_beyond_first_phase
+ *                         central.fetch_sub(w) on missing + central_bias: within the
+ *                         phase as before (the last arriver: complete_central_phase);
+ *                         fewer missing than w: the part still in the first phase (if
+ *                         any) completes it, else (phase 0) a bounded wait until the
+ *                         central phase changes; then the rest is added to the side word
+ *                         (arrive_on_side). A drop or flat mode there: refused
+ *   complete_central_phase  expected -= drops; flat mode: completion, central.store(p + 1
+ *                         | bias + expected). Else: loads both side words; if their
+ *                         shares do not add up to expected (arrivals beyond the phase
+ *                         counted while learning): one side's share 0: the other gets all
+ *                         of expected, else refused; completion; stores each report (0,
+ *                         share) and arms each side word (release stores: phase 0, count
+ *                         0, mixed if the other has a share, participants = share);
+ *                         central.store(phase 1 | bias)
+ *   settle_arrival        (mixed) reached == carry - 1: lead_mixed_phase (the token leads)
  *   lead_mixed_phase      default completion: GPU reads the CPU's report, then stores its
  *                         own (the read is issued before the fence that releases the store:
  *                         modeled as the read happening first); CPU stores, then reads.
@@ -37,24 +73,30 @@
  *                         debug check phase_ended_across(p); weight 1: arrive again with a
  *                         second addition (as if its drop were in that one); weight > 1:
  *                         w - 1 of it is in the next phase, which it arms with
- *                         target - participants + 1
+ *                         stop - participants + 1
  *   phase_ended_across(p, s)
  *                         default: both reports not pending; completion: completed >= p + 1
  *   wait(token)           completed token: returns; central: polls the central phase;
- *                         the waiter's own side: polls the word: another phase: released;
- *                         awaits the carry: if the reports show the phase ended, try_carry
- *                         (the leader at every poll, CPU waiters at every poll, other GPU
- *                         waiters every 64th: a poll that may read them); the other side's
- *                         token: mixed: phase_ended_across (loads only), else polls that
- *                         side's word for another phase
+ *                         the waiter's own side: polls the word: a later phase
+ *                         (side_phase_passed): released; awaits the carry: if the reports
+ *                         show the phase ended, try_carry (the leader at every poll, CPU
+ *                         waiters at every poll, other GPU waiters every 64th: a poll that
+ *                         may read them); the other side's token: mixed:
+ *                         phase_ended_across (loads only), else polls that side's word
+ *                         until it has passed the token's phase
+ *   arrive_and_wait() on the device (lanes_arrive_and_wait): a warp's lanes add as one
+ *                         arrival of weight w; each rank waits for its own phase's token
  *   arrive_and_drop()     arrive_as(s, 1, true)
- * Memory words: the central word (phase, missing), each side word (phase | count |
+ * Memory words: the central word (phase, missing + bias), each side word (phase | count |
  * learning | mixed | participants), each report (phase | share), the verdict and
  * `completed` are one 64-bit word each in the code, here a tuple always changed in one
- * atomic step. A side's count is modulo CMOD = 16 (the code's 2^24) and its carry adds 1
- * to the phase number; phase numbers (8 bits in the code) are modulo PM = 4 here, so they
- * wrap during the run (side phases 0 1 2 3 0 with the default 6 phases) and reports are
- * compared as wrapping differences below PM / 2. While learning, the count and
+ * atomic step. The central count is a signed number, missing (the code's field minus
+ * central_bias). A side's count is modulo CMOD = 32 (the code's 2^24): armed counts are at
+ * least 16 (2^23), completion_headroom is 8 (2^22), so a side alone stops at 32 or 24 and
+ * a mixed phase at 31; its carry adds 1 to the phase number. Phase numbers (15 bits in the
+ * code) are modulo PM = 4 here (8 with -DOVER), so they wrap during the run (side phases
+ * 0 1 2 3 0 with the default 6 phases); reports are compared as wrapping differences
+ * below PM / 2, a waiter's phase with side_phase_passed. While learning, the count and
  * participants fields are fp_arrivals and fp_drops (the same word in the code).
  *
  * Memory model: sequential consistency. Every load, store and read-modify-write of the
@@ -73,22 +115,31 @@
  * report, neither runs the completion, and the phase never ends (deadlock). The weaker
  * behaviours of the PTX model (no multi-copy atomicity, scopes) are not modeled: the
  * code comment argues them.
- * Merged steps: the leader's reads and writes of expected and drops and the first phase's
- * arming stores (no one touches a side word before the central release), as before; a
+ * Merged steps: the first phase's last arriver loads both side words in one step (the
+ * code loads one, then the other: the same values whenever only one side counts arrivals,
+ * as the contract requires), then, after the completion, stores the reports and both side
+ * words in one step (stores that overwrite learning-mode additions made after its loads;
+ * those arrivals add again after the central release; no thread of one side touches the
+ * other side's word); its reads and writes of expected and drops are merged as before.
+ * drop_alone's load and compare-and-swap, retried until it succeeds, are one guarded
+ * step; so is arrive_as's compare-and-swap for a drop (a failure that still finds the word
+ * learning or mixed retries with the value it read: the same as a fetch_add then). A
  * waiter's loads of the two reports (and, with a completion function, of `completed` and
- * the other report) are one guard: once the phase has ended across, what they show for it
- * no longer changes (a side with share 0 reports nothing more, a later report of a side
- * with participants still says "arrived"). try_carry's load and compare-and-swap are one
- * step: only the carry changes a word that awaits it. Polls are guards that block until
- * the poll would succeed (equivalent up to stuttering); the CPU's hint line
- * (open_parity) is not modeled, as in barrier.pml.
+ * the other report) are one guard:
+ * once the phase has ended across, what they show for it no longer changes (a side with
+ * share 0 reports nothing more, a later report of a side with participants still says
+ * "arrived"). try_carry's load and compare-and-swap are one step: only the carry changes
+ * a word that awaits it. Polls are guards that block until the poll would succeed
+ * (equivalent up to stuttering); the CPU's hint line (open_parity) is not modeled, as in
+ * barrier.pml: waiters decide on the word alone.
  *
- * Actors: participant P0 on the CPU (side 0), P1 on the GPU (side 1), and with -DNP=3 P2
- * on side S2 (default 0, the CPU); each arrive_and_wait()s in phases 0 .. PHASES-1
- * (default 6) except that Pi arrive_and_drop()s in phase Di (default never) and leaves.
- * Pi arrives with weight Wi (default 1). Phase 0 is the central phase; side phase n is
- * absolute phase n + 1. So by default each side has exactly one participant: every side
- * arrival is its side's leader. Options:
+ * Actors (default): participant P0 on the CPU (side 0), P1 on the GPU (side 1), and with
+ * -DNP=3 P2 on side S2 (default 0, the CPU); each arrive_and_wait()s in phases 0 ..
+ * PHASES-1 (default 6) except that Pi arrive_and_drop()s in phase Di (default never) and
+ * leaves. Pi arrives with weight Wi (default 1). Phase 0 is the central phase; side phase
+ * n is absolute phase n + 1. So by default each side has exactly one participant: every
+ * side arrival is its side's leader. Each arrival is checked to be counted (and, on a side
+ * alone, placed) in its own phase. Options:
  *   -DSPLIT      split-phase use, both directions: in even phases P0 arrives, then sets
  *                sig[k], then waits; in odd phases P1 does; the participants of the other
  *                side wait for sig[k] before they arrive
@@ -97,21 +148,47 @@
  *                P0's word in a phase the CPU has alone) and hands it back; P0 then
  *                arrives in the next phase, often on a word that awaits its carry
  *                (arrive_after_carry)
- *   -DCOMPLETION a completion function: every side phase stops one short of the carry,
- *                also alone, and the leaders decide who runs it
+ *   -DCOMPLETION a completion function: every mixed side phase stops one short of the
+ *                carry and the leaders decide who runs it; a side alone stops headroom
+ *                short of it
  *   -DFLAT       flat mode: every phase on the central word
  *   -DSTORE_BUFFERS  the leaders' report stores go through store buffers (see above)
+ * -DOVER: more threads than the barrier expects, all on side OS (default 0, the CPU;
+ * -DOS=1: the GPU), the other side with no participant from the first phase on. The
+ * barrier expects OE (default 1); NP participants (default 2) arrive_and_wait() once per
+ * round, ROUNDS rounds (default 2), an ideal round barrier between rounds (-DNO_ROUND_
+ * BARRIER: none; only where every phase fills without it, expected 1); P0 arrives with
+ * weight W0 (a warp's lanes counted with one addition, each lane released in its own
+ * phase). So arrivals race beyond the central phase (waiting for its last arriver, or
+ * adding to the side word once armed), weighted additions span the central phase and the
+ * side's first one or two side phases, arrivals come before a phase's arm and (with
+ * -DCOMPLETION) above its stop while the completion runs. -DDROPPER: P(NP-1)
+ * arrive_and_drop()s in round DROP_ROUND (default 2) instead (drop_alone, racing the
+ * over-arrivals); -DDROP_FIRST with -DDROP_ROUND=1: the others arrive after its
+ * arrive_and_drop() returned (a drop within the first phase); -DLATE_DROP with
+ * -DDROP_ROUND=1: its addition comes after the first phase's release (a drop beyond the
+ * first phase that the last arriver does not see, so not refused). The specification is
+ * std's barrier kept beside the code as an abstract counter (as in barrier.pml): every
+ * arrival unit, in the order of the atomic step that counts it (the central fetch_sub for
+ * the units within the first phase, else its addition to the side word, or the drop's
+ * exchange), takes the abstract phase and decrements its missing count.
  * Proves (check_model.sh):
  *   --safety        nobody leaves phase k (a participant's wait, a completed token, the
  *                   foreign waiter F) before every participant of phase k arrived (the
  *                   phase checker), and with a completion function before it ran;
  *                   every carry of a side word happens after every arrival of its phase
  *                   (and the completion), and once; the completion runs exactly once per
- *                   phase; every arrival is counted in its own phase (or, after a carry,
- *                   in the next) and never exceeds the missing count (the checks); each
- *                   side's phase is armed with exactly its participants and every leader
- *                   reports exactly the next phase's share; no deadlock (nothing loops
- *                   forever, so every participant and F finish)
+ *                   phase, after the previous phase's; every arrival is counted in its
+ *                   own phase (or, after a carry, in the next) and never exceeds the
+ *                   missing count (the checks); each side's phase is armed with exactly
+ *                   its participants and every leader reports exactly the next phase's
+ *                   share; no deadlock (nothing loops forever, so every participant and F
+ *                   finish). With -DOVER: every rank of every addition is placed (and its
+ *                   token completed or waited on) in its abstract phase, every phase's
+ *                   arm (first arrival, leftover, drop) is for the abstract phase's
+ *                   participants, the first phase's completer arms the side with the
+ *                   abstract share; each rank leaves only once its phase has completed
+ *                   (carried, or the central release) after all its arrivals
  *   --ltl all_finish  under weak fairness every participant finishes
  * Seeded bugs and variants (each caught, see CMakeLists.txt):
  *   -DBUG_LEADER_WAITS     the old design: the leader polls the other report inside
@@ -135,15 +212,6 @@
  *   -DBUG_NO_VERDICT       with -DCOMPLETION, the CPU leader that saw the GPU's report
  *                          runs the completion without waiting for the verdict, as the
  *                          GPU does when it saw the CPU's: both run it (assertion)
- * Found in the code of e1f0f6c and fixed since (model.partitioned_barrier.drop_after_carry
- * and after_carry_keeps_mixed; the test README's "Findings" tells both stories):
- *   -DFOREIGN -DNP=3 -DD0=3  a drop whose addition carries the previous phase armed the
- *                          next phase one short (a sibling armed it between the drop's
- *                          two additions); now such a drop makes no second addition
- *                          (`absorbed`)
- *   -DFOREIGN -DNP=3 -DD1=2  carries added by arrivals kept the mixed flag, and a report
- *                          of a side that had left read as pending two phases later; now
- *                          a share of zero means the side has left, whatever the phase
  *   -DBUG_NO_FENCE         with -DCOMPLETION -DSTORE_BUFFERS, no SC fence between a
  *                          leader's report and its read: store buffering lets both leaders
  *                          miss each other's report, and no one runs the completion
@@ -157,8 +225,73 @@
  *                          GPU participants drop in phase 2, -DNP=3 -DS2=1 -DD1=2 -DD2=2,
  *                          the GPU's last report says share 1, the CPU side stays mixed
  *                          and its phase never ends: deadlock)
+ *   With -DOVER:
+ *   -DBUG_NO_LEFTOVER_ARM  complete_alone_phase never calls arm_leftover: arrivals of the
+ *                          next phase already in its count are never armed (deadlock)
+ *   -DBUG_OVER_SAME_PHASE  every rank placed in the phase its addition found: with
+ *                          -DNO_PLACE_CHECK (the placement assertion off) a lane beyond
+ *                          the phase leaves with it, before its own phase's arrivals
+ *                          (assertion)
+ *   -DBUG_DROP_PLAIN_ADD   every drop a plain fetch_add, also on a side alone (the drop
+ *                          before drop_alone): landing while the phase is unarmed, it
+ *                          leaves the arrivals after it one participant short, and they
+ *                          place themselves a phase too late (assertion; with
+ *                          -DNO_PLACE_CHECK, deadlock)
+ *   -DBUG_NO_CLAMP         the first phase's last arriver arms the side with the raw
+ *                          learned counts, arrivals beyond the phase included (assertion:
+ *                          the share check; with -DNO_SHARE_CHECK, which also drops the
+ *                          arm check, deadlock)
+ * Found in the code of e1f0f6c and fixed since (model.partitioned_barrier.drop_after_carry
+ * and after_carry_keeps_mixed; the test README's "Findings" tells both stories):
+ *   -DFOREIGN -DNP=3 -DD0=3  a drop whose addition carries the previous phase armed the
+ *                          next phase one short (a sibling armed it between the drop's
+ *                          two additions); now such a drop makes no second addition
+ *                          (`absorbed`)
+ *   -DFOREIGN -DNP=3 -DD1=2  carries added by arrivals kept the mixed flag, and a report
+ *                          of a side that had left read as pending two phases later; now
+ *                          a share of zero means the side has left, whatever the phase
+ * Hazards of counting arrivals beyond a phase (the test README's "Findings"); each seeded
+ * bug brings one back:
+ *   -DBUG_ARM_BEFORE_COMPLETION  (-DOVER -DCOMPLETION) the first phase's last arriver
+ *                          armed the side words before it ran the completion: an arrival
+ *                          beyond the first phase whose addition comes after those stores
+ *                          completes phase 1 and runs its completion before (or while)
+ *                          phase 0's runs (assertion)
+ *   -DBUG_DROP_FLAGS_LOAD  a drop loaded the flags, then added with a plain fetch_add:
+ *                          with -DFOREIGN -DNP=3 -DD1=1 -DD0=3 its load sees the side mixed
+ *                          (the phase awaits its carry), a waiter's carry clears the flag
+ *                          (the GPU left), and the addition lands on the side now alone
+ *                          before the next phase's arm: the sibling that arrives next
+ *                          reads one participant, places itself a phase too late and
+ *                          waits for a phase only it can complete (assertion; with
+ *                          -DNO_PLACE_CHECK, deadlock). With -DOVER -DLATE_DROP
+ *                          -DDROP_ROUND=1 (a drop beyond the first phase whose addition
+ *                          comes after the last arriver armed the side): not refused, it
+ *                          misplaces an arrival beyond the first phase (assertion)
  */
 
+/* ---- configuration ---- */
+#if defined(OVER)
+#ifndef NP
+#define NP 2                 /* participants P0 .. P(NP-1), all on side OS */
+#endif
+#ifndef OE
+#define OE 1                 /* expected */
+#endif
+#ifndef OS
+#define OS 0
+#endif
+#ifndef ROUNDS
+#define ROUNDS 2
+#endif
+#ifndef DROP_ROUND
+#define DROP_ROUND 2
+#endif
+#ifndef PM
+#define PM 8                 /* phase numbers modulo PM */
+#endif
+#define NPH 16               /* absolute phases the ghosts can name */
+#else
 #ifndef PHASES
 #define PHASES 6
 #endif
@@ -167,6 +300,8 @@
 #endif
 #ifndef NP
 #define NP 2                 /* participants: P0 (CPU), P1 (GPU), P2 (side S2) */
+#endif
+#define NPH PHASES
 #endif
 #ifndef S2
 #define S2 0
@@ -206,6 +341,12 @@
 #define HANDS_OFF(id) false
 #endif
 
+#if defined(OVER)
+/* the participants of absolute phase k, as std's barrier counts them (the ghost below) */
+#define EXPECTED0 OE
+#define MEMBERS(k) ((k) == 0 -> OE : abs_first[k])
+#define SIDE_MEMBERS(s, k) ((s) == OS -> MEMBERS(k) : 0)
+#else
 /* arrivals of phase k (a dropper arrives in its drop phase), in all and per side */
 #define IN(d, k) ((d) >= (k) -> 1 : 0)
 #define HAS_P2 (NP == 3 -> 1 : 0)
@@ -213,6 +354,8 @@
 #define GPU_MEMBERS(k) (W1 * IN(D1, k) + (S2 == 1 -> HAS_P2 * W2 * IN(D2, k) : 0))
 #define MEMBERS(k) (CPU_MEMBERS(k) + GPU_MEMBERS(k))
 #define SIDE_MEMBERS(s, k) ((s) == 0 -> CPU_MEMBERS(k) : GPU_MEMBERS(k))
+#define EXPECTED0 MEMBERS(0)
+#endif
 #if defined(NO_SHARE_CHECK)
 #define SHARE_CHECK(x, s, k) skip
 #else
@@ -225,22 +368,26 @@
 #define SIGNALS(id, k) (SPLIT_USE && (id) == SIGNALLER(k))
 #define AWAITS_SIGNAL(s, k) (SPLIT_USE && (s) != SIGNALLER(k) && IN(D_OF(SIGNALLER(k)), k))
 
-/* a wrapping difference read as signed: x - y >= 0 */
+/* wrapping differences of phase numbers: reported_at_least (x - y >= 0 as signed) and
+   side_phase_passed (the open phase is 1 .. PM/2 - 1 phases past `ph`) */
 #define NOT_BEHIND(x, y) (((x) + PM - (y)) % PM < PM / 2)
+#define AHEAD(x, y) (((x) + PM - (y)) % PM)
+#define PASSED(open, ph) (AHEAD(open, ph) != 0 && AHEAD(open, ph) < PM / 2)
 
-#define CMOD 16
-#define ARMED_FROM 8              /* an armed count is at least CMOD / 2 */
+#define CMOD 32                   /* a side's count: the code's 2^24 (side_carry) */
+#define ARMED_FROM 16             /* side_armed_min: an armed count is at least CMOD / 2 */
 #if defined(COMPLETION)
-#define STEP(mixed) 1
+#define HEADROOM 8                /* completion_headroom */
 #else
-#define STEP(mixed) ((mixed) -> 1 : 0)
+#define HEADROOM 0
 #endif
-#define TARGET(mixed) (CMOD - STEP(mixed))
+#define ASTOP (CMOD - HEADROOM)   /* alone_stop */
+#define MSTOP (CMOD - 1)          /* mixed_stop */
 
 /* central_ */
 byte c_phase = 0;             /* phase_and_missing >> 32 (mod PM) */
-byte c_missing = MEMBERS(0);  /* phase_and_missing & 0xffffffff */
-byte c_expected = MEMBERS(0); /* expected */
+short c_missing = EXPECTED0;  /* (phase_and_missing & 0xffffffff) - central_bias */
+byte c_expected = EXPECTED0;  /* expected */
 byte c_drops = 0;             /* drops */
 /* cpu_.word, gpu_.word */
 bool learning[2] = true;
@@ -269,27 +416,97 @@ byte sb_share[2];
 
 /* ghosts */
 byte s_cur[2];                /* absolute phase of each side's word */
-byte arrived[PHASES];         /* arrival weight counted in each phase */
-byte completions[PHASES];     /* runs of the completion function in each phase */
-bit sig[PHASES];              /* split-phase use: the signaller's action of phase k */
+byte completions[NPH];        /* runs of the completion function in each phase */
 byte finished = 0;
+#if defined(OVER)
+/* std's barrier beside the code: every arrival, in the order of the atomic step that
+   counts it, takes the abstract phase and decrements its missing count */
+byte abs_phase = 0;           /* the abstract current phase (absolute) */
+byte abs_missing = OE;        /* its arrivals still missing */
+byte abs_parts = OE;          /* the expected count of later phases */
+byte abs_first[NPH];          /* participants each abstract phase started with */
+byte round_in[ROUNDS + 1];    /* participants through round r */
+bool dropped;                 /* DROP_FIRST: the dropper's arrive_and_drop() returned */
+#else
+byte arrived[PHASES];         /* arrival weight counted in each phase */
+bit sig[PHASES];              /* split-phase use: the signaller's action of phase k */
 /* FOREIGN: P0's token, handed to F and back */
 bool h_full, h_back, h_central, h_mixed, h_done;
 byte h_tok;
+#endif
 
 #if defined(COMPLETION)
 #define RAN(k) (completions[k] == 1)
 #else
 #define RAN(k) true
 #endif
-/* the phase checker: phase k is left only after all its arrivals (and its completion) */
-#define RELEASED(k) assert(arrived[k] == MEMBERS(k) && RAN(k))
+#if defined(OVER)
+#define ALL_IN(k) (abs_phase > (k))
+#else
+#define ALL_IN(k) (arrived[k] == MEMBERS(k))
+#endif
+/* the phase checker: phase k is left (or its side word carried) only after all its
+   arrivals (and its completion) */
+#define RELEASED(k) assert(ALL_IN(k) && RAN(k))
+#if defined(OVER)
+/* a thread of phase k leaves: also the code's own end of it (central release, carry) */
+#define LEAVES(k) assert(ALL_IN(k) && RAN(k) && ((k) == 0 -> c_phase != 0 : s_cur[OS] > (k)))
+#endif
 
+/* the completion function runs for phase k: once, after all its arrivals, after the
+   previous phase's */
 #define COMPLETION_RUNS(k) \
   atomic { \
     completions[k]++; assert(completions[k] == 1); \
-    assert(arrived[k] == MEMBERS(k)) \
+    assert((k) == 0 || completions[(k) - 1] == 1); \
+    assert(ALL_IN(k)) \
   }
+
+#if defined(OVER)
+/* one arrival unit counted by std's barrier: its abstract phase into `into` */
+inline count_abstract(drop, into) {
+  into = abs_phase;
+  assert(abs_missing > 0);
+  abs_missing--;
+  abs_parts = abs_parts - drop;
+  if
+  :: abs_missing == 0 ->
+     abs_phase++; abs_missing = abs_parts; abs_first[abs_phase] = abs_parts
+  :: else -> skip
+  fi
+}
+/* n units of an addition on a side alone (ranks base ..), inside its atomic step */
+#define COUNT_UNITS(s, n, drop, base) \
+  r = 0; \
+  do \
+  :: r < (n) -> count_abstract(drop, gph[(base) + r]); r++ \
+  :: else -> break \
+  od; \
+  r = 0
+#if defined(NO_PLACE_CHECK)
+#define PLACE_CHECK(r, ph) skip
+#else
+#define PLACE_CHECK(r, ph) assert(gph[r] >= 1 && (gph[r] - 1) % PM == (ph))
+#endif
+#else
+#define COUNT_UNITS(s, n, drop, base) assert(s_cur[s] == k); arrived[k] = arrived[k] + (n)
+#if defined(NO_PLACE_CHECK)
+#define PLACE_CHECK(r, ph) skip
+#else
+#define PLACE_CHECK(r, ph) assert((k + PM - 1) % PM == (ph))
+#endif
+#endif
+/* the arm of a side alone is for exactly its phase's participants */
+#if defined(NO_SHARE_CHECK)
+#define ARM_CHECK(s, parts) skip
+#else
+#define ARM_CHECK(s, parts) assert((parts) == SIDE_MEMBERS(s, s_cur[s]))
+#endif
+/* the model's counts stay where the code's limits put them: arrivals before an arm below
+   side_armed_min, arrivals above the stop below the carry (completion_headroom) */
+#define ADD_LIMITS(b, w) \
+  assert((b) >= ARMED_FROM || (b) + (w) < ARMED_FROM); \
+  assert((b) < ASTOP || (b) + (w) < CMOD)
 
 /* classify(report (ph, sh), p): arrived, absent or (neither) pending */
 #if defined(BUG_REPORT_UNSIGNED)
@@ -314,7 +531,7 @@ byte h_tok;
 #else
 #define WAITER_ENDED(p, s) ENDED_ACROSS(p, s)
 #endif
-#define AWAITS_CARRY(s) (s_mixed[s] && s_count[s] == CMOD - 1)
+#define AWAITS_CARRY(s) (s_mixed[s] && s_count[s] == MSTOP)
 
 /* Adds `add` to side s's count inside an atomic step; a carry advances the phase number,
    after every arrival of the phase (and its completion) */
@@ -427,26 +644,20 @@ inline lead_mixed_phase(s, k, p, ns, ph, sh, runs, res) {
 #endif
 }
 
-/* settle_arrival: the arrival of side s in absolute phase k (side phase p) reached `reached` */
+/* settle_arrival (a mixed phase): the arrival of side s in absolute phase k (side phase
+   p) reached `reached`; the addition that reaches one short of the carry leads the side */
 inline settle(s, k, p, reached, mixed, ns, leads, done, ph, sh, runs) {
   if
-  :: reached == CMOD -> done = true               /* carried: alone, default completion */
-  :: reached == CMOD - 1 && STEP(mixed) == 1 ->
+  :: reached == MSTOP ->
      SHARE_CHECK(ns, s, k + 1);                   /* the next phase's share */
-     if
-     :: !mixed ->                                 /* alone: completion, carry */
-        COMPLETION_RUNS(k);
-        atomic { add_to_count(s, 1) };
-        done = true
-     :: mixed ->
-        leads = true;
-        lead_mixed_phase(s, k, p, ns, ph, sh, runs, done)
-     fi
+     leads = true;
+     lead_mixed_phase(s, k, p, ns, ph, sh, runs, done)
   :: else -> done = false
   fi
 }
 
-/* arrive_on_side's carry scheme after the first addition (before, mine, mixed) */
+/* arrive_on_side, a mixed phase: the carry scheme after the first addition (before,
+   mine, mixed), stopping one short of the carry */
 inline arrive_on_side(s, k, w, drop, p, before, mine, mixed, reached, ns, leads, done, ph, sh, runs) {
   reached = before + w;
 #if defined(BUG_REPORT_KEEPS_DROPS)
@@ -458,15 +669,166 @@ inline arrive_on_side(s, k, w, drop, p, before, mine, mixed, reached, ns, leads,
   :: before == 0 ->                               /* the first arrival arms */
      assert(mine + absorbed[s] == SIDE_MEMBERS(s, k));   /* armed for exactly the phase's participants */
      atomic {                                     /* fetch_add(arm << 32) */
-       reached = s_count[s] + TARGET(mixed) - mine;
+       reached = s_count[s] + MSTOP - mine;
        ns = s_parts[s];
-       add_to_count(s, TARGET(mixed) - mine)
+       add_to_count(s, MSTOP - mine)
      };
-     assert(reached <= TARGET(mixed))             /* the check (UNISYNC_EXPECTS) */
+     assert(reached <= MSTOP)                     /* the check (UNISYNC_EXPECTS) */
   :: else -> skip
   fi;
   settle(s, k, p, reached, mixed, ns, leads, done, ph, sh, runs)
 }
+
+/* ---- a side alone: basic_barrier's scheme on the side's word ---- */
+
+/* the word as an addition of w to (bph, bcnt, bpar) left it: before + (w << 32) */
+inline word_after(bph, bcnt, bpar, w, aph, acnt, apar) {
+  aph = bph; acnt = bcnt + w; apar = bpar;
+  if
+  :: acnt >= CMOD -> acnt = acnt - CMOD; aph = (aph + 1) % PM
+  :: else -> skip
+  fi
+}
+
+/* place_alone and token_of: the side phase of rank r of an addition that found
+   (bph, bcnt, bpar), into ph (pos: scratch) */
+inline place_rank(bph, bcnt, bpar, r, ph, pos) {
+  if
+  :: bcnt >= ARMED_FROM && bcnt < ASTOP ->        /* armed, below the stop: its room */
+     ph = bph; pos = ASTOP - bcnt
+  :: else ->
+     if
+     :: bcnt < bpar ->                            /* unarmed, the phase not full */
+        ph = bph; pos = bpar - bcnt
+     :: else ->                                   /* whole phases past it */
+        assert(bpar != 0);                        /* UNISYNC_EXPECTS */
+        if
+        :: bcnt >= ASTOP -> pos = bcnt - ASTOP; ph = bph + 1
+        :: else -> pos = bcnt; ph = bph
+        fi;
+        ph = (ph + pos / bpar) % PM;
+        pos = bpar - pos % bpar
+     fi
+  fi;
+  if
+  :: r >= pos -> assert(bpar != 0); ph = (ph + 1 + (r - pos) / bpar) % PM
+  :: else -> skip
+  fi;
+#if defined(BUG_OVER_SAME_PHASE)
+  ph = bph;                                       /* BUG: every rank in the phase it found */
+#endif
+  pos = 0
+}
+
+/* arm_leftover(after): the completer arms the next phase for the arrivals already in its
+   count; the arm may complete it, and so on. open: the phase open after its additions */
+inline arm_leftover(s, aph, acnt, apar, open, n, b2) {
+  do
+  :: true ->
+     n = apar;                                    /* participants_of(after) */
+     assert(n != 0);                              /* UNISYNC_EXPECTS */
+     atomic {                                     /* before_arm = fetch_add(arm) */
+       ARM_CHECK(s, n);
+       b2 = s_count[s]; open = s_phase[s];
+       add_to_count(s, ASTOP - n);
+       aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
+     };
+     if
+     :: b2 < n -> break                           /* return phase_of(before_arm) */
+     :: else ->
+#if defined(COMPLETION)
+        assert(acnt >= ASTOP);                    /* UNISYNC_EXPECTS (headroom) */
+        COMPLETION_RUNS(s_cur[s]);
+        atomic { add_to_count(s, HEADROOM); aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s] };
+#endif
+        if
+        :: acnt == 0 -> open = aph; break
+        :: else -> skip
+        fi
+     fi
+  od
+}
+
+/* complete_alone_phase(after): after = the word as the addition that reached the stop
+   left it; default completion: that addition carried; else completion, then the carry */
+inline complete_alone_phase(s, aph, acnt, apar, open, n, b2) {
+#if defined(COMPLETION)
+  assert(acnt >= ASTOP);                          /* UNISYNC_EXPECTS (headroom) */
+  COMPLETION_RUNS(s_cur[s]);
+  atomic {                                        /* fetch_add(completion_headroom) */
+    add_to_count(s, HEADROOM); aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
+  };
+#endif
+#if defined(BUG_NO_LEFTOVER_ARM)
+  open = aph                                      /* BUG: leaves the leftover arrivals unarmed */
+#else
+  if
+  :: acnt == 0 -> open = aph
+  :: else -> arm_leftover(s, aph, acnt, apar, open, n, b2)
+  fi
+#endif
+}
+
+/* arrive_alone(before, w): (bph, bcnt, bpar) = before; (aph, acnt, apar) = before + w,
+   set by the caller -> open */
+inline arrive_alone(s, w, bph, bcnt, bpar, aph, acnt, apar, open, n, b2) {
+  open = bph;
+  if
+  :: bcnt == 0 ->                                 /* the phase's first arrival arms it */
+     assert(bpar != 0);                           /* UNISYNC_EXPECTS */
+     atomic {                                     /* before_arm = fetch_add(arm) */
+       ARM_CHECK(s, bpar);
+       b2 = s_count[s];
+       add_to_count(s, ASTOP - bpar);
+       aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
+     };
+     if
+     :: b2 >= bpar -> complete_alone_phase(s, aph, acnt, apar, open, n, b2)
+     :: else -> skip
+     fi
+  :: else ->
+     if
+     :: bcnt >= ARMED_FROM && bcnt < ASTOP && ASTOP - bcnt <= w ->   /* reached the stop */
+        complete_alone_phase(s, aph, acnt, apar, open, n, b2)
+     :: else -> skip
+     fi
+  fi;
+  atomic { aph = 0; acnt = 0; apar = 0; n = 0; b2 = 0 }
+}
+
+/* drop_alone: waits until the count is 0 or armed below the stop, then one compare-and-
+   swap (load and exchange retried until it succeeds: one guarded step) -> the drop's
+   arrival as if the arm came first: (bph, bcnt, bpar) for place_rank, open */
+inline drop_alone(s, bph, bcnt, bpar, aph, acnt, apar, open, n, b2, first) {
+  atomic {
+    (s_count[s] == 0 || (s_count[s] >= ARMED_FROM && s_count[s] < ASTOP)) ->
+    bph = s_phase[s]; bcnt = s_count[s]; bpar = s_parts[s];
+    assert(bpar != 0);                            /* UNISYNC_EXPECTS */
+    first = (bcnt == 0);
+    if
+    :: first -> ARM_CHECK(s, bpar)                /* arms with it */
+    :: else -> skip
+    fi;
+    COUNT_UNITS(s, 1, 1, 0);
+    s_parts[s] = bpar - 1;
+    n = (first -> ASTOP - bpar + 1 : 1);
+    add_to_count(s, n);
+    aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
+  };
+  if
+  :: first -> bcnt = ASTOP - bpar                 /* armed = desired - one arrival */
+  :: else -> skip
+  fi;
+  bpar = bpar - 1;
+  open = bph;
+  if
+  :: bcnt + 1 >= ASTOP -> complete_alone_phase(s, aph, acnt, apar, open, n, b2)
+  :: else -> skip
+  fi;
+  atomic { aph = 0; acnt = 0; apar = 0; n = 0; b2 = 0; first = false }
+}
+
+/* ---- the first phase ---- */
 
 /* complete_central_phase(p) by the last arriver of absolute phase k */
 inline complete_central_phase(p, k, cs, gs) {
@@ -475,30 +837,57 @@ inline complete_central_phase(p, k, cs, gs) {
   }
   if
   :: !FLAT_MODE ->
-     atomic {                                     /* learn the split; arm both sides; report */
-       cs = fp_arrivals[0] - fp_drops[0];
-       gs = fp_arrivals[1] - fp_drops[1];
-       SHARE_CHECK(cs, 0, k + 1); SHARE_CHECK(gs, 1, k + 1);
+     atomic {                                     /* share_of(cpu_), share_of(gpu_): loads */
+       cs = fp_arrivals[0] - fp_drops[0]; gs = fp_arrivals[1] - fp_drops[1]
+     };
+     if                                           /* arrivals beyond the phase counted too */
+     :: cs + gs != c_expected ->
+#if defined(BUG_NO_CLAMP)
+        skip                                      /* BUG: the raw counts */
+#else
+        assert(cs == 0 || gs == 0);               /* UNISYNC_EXPECTS: refused */
+        if
+        :: cs == 0 -> gs = c_expected; cs = 0
+        :: else -> cs = c_expected; gs = 0
+        fi
+#endif
+     :: else -> skip
+     fi;
+     SHARE_CHECK(cs, 0, k + 1); SHARE_CHECK(gs, 1, k + 1);
+#if !defined(BUG_ARM_BEFORE_COMPLETION)
+     COMPLETION_RUNS(k);                          /* the completion first */
+#endif
+     atomic {                                     /* reports; arm both sides (release stores) */
        r_phase[0] = 0; r_share[0] = cs; r_phase[1] = 0; r_share[1] = gs;
-       learning[0] = false; s_phase[0] = 0; s_count[0] = 0; s_parts[0] = cs; s_mixed[0] = (gs != 0);
-       learning[1] = false; s_phase[1] = 0; s_count[1] = 0; s_parts[1] = gs; s_mixed[1] = (cs != 0);
+       learning[0] = false; fp_arrivals[0] = 0; fp_drops[0] = 0;
+       s_phase[0] = 0; s_count[0] = 0; s_parts[0] = cs; s_mixed[0] = (gs != 0);
+       learning[1] = false; fp_arrivals[1] = 0; fp_drops[1] = 0;
+       s_phase[1] = 0; s_count[1] = 0; s_parts[1] = gs; s_mixed[1] = (cs != 0);
        s_cur[0] = k + 1; s_cur[1] = k + 1;
        cs = 0; gs = 0
-     }
-  :: else -> skip
+     };
+#if defined(BUG_ARM_BEFORE_COMPLETION)
+     COMPLETION_RUNS(k)                           /* BUG: after the sides are armed */
+#else
+     skip
+#endif
+  :: else -> COMPLETION_RUNS(k)                   /* flat mode */
   fi;
-  COMPLETION_RUNS(k);
-  atomic {                                        /* central.store(p + 1 | expected) */
-    c_phase = (p + 1) % PM; c_missing = c_expected;
-    assert(c_missing == MEMBERS(k + 1))
+  atomic {                                        /* central.store(p + 1 | bias + ...) */
+    c_phase = (p + 1) % PM;
+    if
+    :: FLAT_MODE -> c_missing = c_expected; assert(c_missing == MEMBERS(k + 1))
+    :: else -> c_missing = 0                      /* the bias alone */
+    fi
   }
 }
 
+#if !defined(OVER)
 /* arrive_central(w) in absolute phase k: tok = the token's phase */
 inline arrive_central(k, w, tok, before, done, cs, gs) {
   atomic {                                        /* before = central.fetch_sub(w) */
     tok = c_phase; before = c_missing;
-    assert(w <= before);                          /* the debug check */
+    assert(w <= before);                          /* no arrival beyond a phase here */
     c_missing = c_missing - w;
     assert(tok == k % PM);                        /* arriving in its own phase */
     arrived[k] = arrived[k] + w
@@ -514,80 +903,118 @@ inline arrive_central(k, w, tok, before, done, cs, gs) {
 /* arrive_as(s, w, drop) in absolute phase k (a drop has w = 1): sets the token (central,
    tok, mixed, leads, done) */
 inline arrive(s, k, w, drop) {
-  atomic {                                        /* before = side.word.fetch_add(...) */
-    central = learning[s];
-    if
-    :: central ->                                 /* counted for learning the split */
-       fp_arrivals[s] = fp_arrivals[s] + w; fp_drops[s] = fp_drops[s] + drop
-    :: else ->
-       tok = s_phase[s]; before = s_count[s]; mine = s_parts[s]; mixed = s_mixed[s];
-       awaits = mixed && before == CMOD - 1;
-       if
-       :: awaits ->                               /* its addition carries phase k - 1 */
-          assert(s_cur[s] + 1 == k);
-          arrived[k] = arrived[k] + w - 1
-       :: else ->
-          assert(s_cur[s] == k);                  /* arriving in its own phase */
-          if                                      /* the check (UNISYNC_EXPECTS) */
-          :: before >= ARMED_FROM -> assert(w <= TARGET(mixed) - before)
-          :: else -> assert(w <= mine)
-          fi;
-          arrived[k] = arrived[k] + w
-       fi;
-       s_parts[s] = s_parts[s] - drop;
-       add_to_count(s, w);
-       if                                         /* a drop with siblings: its arrival */
-       :: awaits && w == 1 && drop && mine > 1 -> arrived[k]++; absorbed[s] = 1
-       :: else -> skip
-       fi
-    fi
-  }
+  pre = true;
   if
-  :: central ->
-     if
-     :: drop -> c_drops++                         /* central.drops.fetch_add(1) */
-     :: else -> skip
-     fi;
-     arrive_central(k, w, tok, before, done, ns, reached)
-  :: !central && awaits ->                        /* arrive_after_carry */
-     if                                           /* the check (UNISYNC_EXPECTS), but for an */
-     :: w == 1 && drop && mine > 1 -> skip        /* absorbed drop: the others may be phases */
-     :: else -> atomic { assert(ENDED_ACROSS(tok, s)) }   /* ahead by then */
-     fi;
-     tok = (tok + 1) % PM;
-#if defined(BUG_AFTER_CARRY_NO_REARRIVE)
-     done = false                                 /* BUG: the carry taken for its arrival */
-#else
-     if
-     :: w == 1 && drop && mine > 1 ->             /* absorbed: the sibling arms without it */
-        done = true
-     :: w == 1 && !(drop && mine > 1) ->          /* arrives again */
-        atomic {
-          before = s_count[s]; mine = s_parts[s] + drop; mixed = s_mixed[s];
-          assert(s_cur[s] == k && s_phase[s] == tok);
-          if
-          :: before >= ARMED_FROM -> assert(w <= TARGET(mixed) - before)
-          :: else -> assert(w <= mine)
-          fi;
-          arrived[k] = arrived[k] + 1;
-          add_to_count(s, 1)
-        };
-        arrive_on_side(s, k, w, drop, tok, before, mine, mixed, reached, ns, leads, done, ph, sh, runs)
-     :: w > 1 ->                                  /* arms the next phase, + 1 */
-        atomic {
-          reached = s_count[s] + TARGET(mixed) - mine + 1;
-          ns = s_parts[s];
-          arrived[k] = arrived[k] + 1;
-          add_to_count(s, TARGET(mixed) - mine + 1)
-        };
-        assert(reached < CMOD);                   /* the check (UNISYNC_EXPECTS) */
-        settle(s, k, tok, reached, mixed, ns, leads, done, ph, sh, runs)
-     fi
-#endif
-  :: else ->
-     arrive_on_side(s, k, w, drop, tok, before, mine, mixed, reached, ns, leads, done, ph, sh, runs)
+  :: drop -> atomic { pre = learning[s] || s_mixed[s] }   /* the relaxed load of the flags */
+  :: else -> skip
   fi;
-  atomic { awaits = false; before = 0; mine = 0; reached = 0; ns = 0; ph = 0; sh = 0 }
+#if defined(BUG_DROP_PLAIN_ADD)
+  pre = true;                                     /* BUG: the old drop, a plain addition */
+#endif
+  do
+  :: drop && !pre ->                              /* drop_alone */
+     drop_alone(s, tok, before, mine, aph, acnt, apar, open, n, b2, first);
+     place_rank(tok, before, mine, 0, ph, sh);
+     PLACE_CHECK(0, ph);
+     central = false; mixed = false; done = true;
+     break
+  :: !(drop && !pre) ->
+     atomic {                                     /* before = side.word.fetch_add(...) */
+       central = learning[s];
+       if
+#if !defined(BUG_DROP_FLAGS_LOAD) && !defined(BUG_DROP_PLAIN_ADD)
+       :: drop && !central && !s_mixed[s] ->      /* the exchange fails: the side is alone now */
+          pre = false
+#endif
+       :: central ->                              /* counted for learning the split */
+          fp_arrivals[s] = fp_arrivals[s] + w; fp_drops[s] = fp_drops[s] + drop
+       :: else ->
+          tok = s_phase[s]; before = s_count[s]; mine = s_parts[s]; mixed = s_mixed[s];
+          awaits = mixed && before == MSTOP;
+          if
+          :: !mixed ->                            /* a side alone */
+             ADD_LIMITS(before, w);
+             COUNT_UNITS(s, w, drop, 0)
+          :: mixed && awaits ->                   /* its addition carries phase k - 1 */
+             assert(s_cur[s] + 1 == k);
+             arrived[k] = arrived[k] + w - 1
+          :: mixed && !awaits ->
+             assert(s_cur[s] == k);               /* arriving in its own phase */
+             if                                   /* the check (UNISYNC_EXPECTS) */
+             :: before >= ARMED_FROM -> assert(w <= MSTOP - before)
+             :: else -> assert(w <= mine)
+             fi;
+             arrived[k] = arrived[k] + w
+          fi;
+          s_parts[s] = s_parts[s] - drop;
+          add_to_count(s, w);
+          if                                      /* a drop with siblings: its arrival */
+          :: awaits && w == 1 && drop && mine > 1 -> arrived[k]++; absorbed[s] = 1
+          :: else -> skip
+          fi
+       fi
+     }
+     if
+     :: drop && !pre -> skip                      /* the exchange failed: drop_alone */
+     :: !(drop && !pre) && central ->
+        if
+        :: drop -> c_drops++                      /* central.drops.fetch_add(1) */
+        :: else -> skip
+        fi;
+        arrive_central(k, w, tok, before, done, ns, reached)
+     :: !(drop && !pre) && !central && !mixed ->   /* arrive_alone (a drop: its addition took it out) */
+        word_after(tok, before, mine, w, aph, acnt, apar);
+        arrive_alone(s, w, tok, before, mine, aph, acnt, apar, open, n, b2);
+        r = 0;
+        do
+        :: r < w -> place_rank(tok, before, mine, r, ph, sh); PLACE_CHECK(r, ph); r++
+        :: else -> break
+        od;
+        tok = ph; done = PASSED(open, ph)         /* arrive() returns token_of(w - 1) */
+     :: !(drop && !pre) && !central && awaits ->   /* arrive_after_carry */
+        if                                        /* the check (UNISYNC_EXPECTS), but for an */
+        :: w == 1 && drop && mine > 1 -> skip     /* absorbed drop: the others may be phases */
+        :: else -> atomic { assert(ENDED_ACROSS(tok, s)) }   /* ahead by then */
+        fi;
+        tok = (tok + 1) % PM;
+#if defined(BUG_AFTER_CARRY_NO_REARRIVE)
+        done = false                              /* BUG: the carry taken for its arrival */
+#else
+        if
+        :: w == 1 && drop && mine > 1 ->          /* absorbed: the sibling arms without it */
+           done = true
+        :: w == 1 && !(drop && mine > 1) ->       /* arrives again */
+           atomic {
+             before = s_count[s]; mine = s_parts[s] + drop; mixed = s_mixed[s];
+             assert(s_cur[s] == k && s_phase[s] == tok && mixed);
+             if
+             :: before >= ARMED_FROM -> assert(w <= MSTOP - before)
+             :: else -> assert(w <= mine)
+             fi;
+             arrived[k] = arrived[k] + 1;
+             add_to_count(s, 1)
+           };
+           arrive_on_side(s, k, w, drop, tok, before, mine, mixed, reached, ns, leads, done, ph, sh, runs)
+        :: w > 1 ->                               /* arms the next phase, + 1 */
+           atomic {
+             reached = s_count[s] + MSTOP - mine + 1;
+             ns = s_parts[s];
+             arrived[k] = arrived[k] + 1;
+             add_to_count(s, MSTOP - mine + 1)
+           };
+           assert(reached < CMOD);                /* the check (UNISYNC_EXPECTS) */
+           settle(s, k, tok, reached, mixed, ns, leads, done, ph, sh, runs)
+        fi
+#endif
+     :: else ->
+        arrive_on_side(s, k, w, drop, tok, before, mine, mixed, reached, ns, leads, done, ph, sh, runs)
+     fi;
+     if
+     :: drop && !pre -> skip
+     :: else -> break
+     fi
+  od;
+  atomic { awaits = false; before = 0; mine = 0; reached = 0; ns = 0; ph = 0; sh = 0; pre = false; open = 0; r = 0 }
 }
 
 /* wait(token) by a thread of side s on a token of its own side */
@@ -597,7 +1024,7 @@ inline wait_own(s, k, central, tok, leads, done, ph, sh, res) {
   :: !done && central -> c_phase != tok
   :: !done && !central ->
      do
-     :: s_phase[s] != tok -> break                /* another phase: released */
+     :: PASSED(s_phase[s], tok) -> break          /* a later phase: released */
      :: atomic {                                  /* awaits the carry, the reports say ended */
           s_phase[s] == tok && AWAITS_CARRY(s) && WAITER_ENDED(tok, s) ->
           ph = r_phase[1 - s]; sh = r_share[1 - s]
@@ -612,7 +1039,8 @@ inline wait_own(s, k, central, tok, leads, done, ph, sh, res) {
 proctype participant(byte id; byte s; byte w; byte d) {
   byte k = 0;           /* the phase it arrives in next (absolute) */
   byte tok, before, mine, reached, ns, ph, sh;
-  bool central, done, mixed, leads, awaits, runs, res;
+  byte aph, acnt, apar, open, n, b2, r;
+  bool central, done, mixed, leads, awaits, runs, res, pre, first;
   do
   :: k < PHASES && k != d ->                      /* arrive, (signal), wait */
      if
@@ -664,7 +1092,7 @@ proctype foreign() {
      :: done -> skip
      :: !done && central -> c_phase != tok
      :: !done && !central && mixed -> ENDED_ACROSS(tok, 0)   /* the reports, loads only */
-     :: !done && !central && !mixed -> s_phase[0] != tok     /* the CPU alone: its word */
+     :: !done && !central && !mixed -> PASSED(s_phase[0], tok)   /* the CPU alone: its word */
      fi;
      atomic {
        RELEASED(k);
@@ -704,5 +1132,196 @@ init {
 #endif
   }
 }
+
+#else /* OVER */
+
+/* arrive_as(s, w, drop) by a participant of a side alone: counts each rank's abstract
+   phase (gph) and places it as the code does (central ranks, tph, tdone), checked */
+inline over_arrive(s, w, drop) {
+  pre = true;
+  if
+  :: drop -> atomic { pre = learning[s] || s_mixed[s] }   /* the relaxed load of the flags */
+  :: else -> skip
+  fi;
+#if defined(BUG_DROP_PLAIN_ADD)
+  pre = true;                                     /* BUG: the old drop, a plain addition */
+#endif
+#if defined(LATE_DROP)
+  if                                              /* a slow dropper: adds after the first */
+  :: drop -> c_phase != 0                         /* phase's release */
+  :: else -> skip
+  fi;
+#endif
+  cr = 0; ctok = false;
+  do
+  :: drop && !pre ->                              /* drop_alone */
+     drop_alone(s, bph, bcnt, bpar, aph, acnt, apar, open, n, b2, first);
+     place_rank(bph, bcnt, bpar, 0, tph[0], pos);
+     PLACE_CHECK(0, tph[0]);
+     break
+  :: !(drop && !pre) ->
+     atomic {                                     /* before = side.word.fetch_add(...) */
+       central = learning[s];
+       if
+#if !defined(BUG_DROP_FLAGS_LOAD) && !defined(BUG_DROP_PLAIN_ADD)
+       :: drop && !central && !s_mixed[s] ->      /* the exchange fails: the side is alone now */
+          pre = false
+#endif
+       :: central ->                              /* counted for learning the split */
+          fp_arrivals[s] = fp_arrivals[s] + w; fp_drops[s] = fp_drops[s] + drop
+       :: else ->
+          assert(!s_mixed[s]);                    /* one side only */
+          bph = s_phase[s]; bcnt = s_count[s]; bpar = s_parts[s];
+          ADD_LIMITS(bcnt, w);
+          COUNT_UNITS(s, w, drop, 0);
+          s_parts[s] = s_parts[s] - drop;
+          add_to_count(s, w)
+       fi
+     };
+     if
+     :: drop && !pre -> skip                      /* the exchange failed: drop_alone */
+     :: !(drop && !pre) && central ->
+        if
+        :: drop -> c_drops++                      /* central.drops.fetch_add(1) */
+        :: else -> skip
+        fi;
+        atomic {                                  /* before = central.fetch_sub(w) */
+          ctp = c_phase; cm = c_missing; c_missing = c_missing - w;
+          if                                      /* the ranks still in the first phase */
+          :: ctp == 0 && cm > 0 -> cr = (cm < w -> cm : w)
+          :: else -> cr = 0
+          fi;
+          r = 0;
+          do
+          :: r < cr -> count_abstract(drop, gph[r]); r++
+          :: else -> break
+          od;
+          r = 0
+        };
+        if
+        :: cm >= w ->                             /* within the phase: a central token */
+           if
+           :: cm == w -> complete_central_phase(ctp, 0, cs, gs)
+           :: else -> skip
+           fi;
+           ctok = true
+        :: else ->                                /* arrive_beyond_first_phase */
+           assert(!FLAT_MODE);                    /* refused in flat mode */
+           assert(!drop);                         /* refused: a drop beyond the first phase */
+           if
+           :: cr != 0 -> complete_central_phase(ctp, 0, cs, gs)
+           :: cr == 0 && ctp == 0 -> c_phase != 0   /* the bounded wait for the last arriver */
+           :: else -> skip
+           fi;
+           atomic {                               /* fetch_add(rest << 32) */
+             assert(!learning[s] && !s_mixed[s]);
+             bph = s_phase[s]; bcnt = s_count[s]; bpar = s_parts[s];
+             ADD_LIMITS(bcnt, w - cr);
+             COUNT_UNITS(s, w - cr, 0, cr);
+             add_to_count(s, w - cr)
+           };
+           word_after(bph, bcnt, bpar, w - cr, aph, acnt, apar);
+           arrive_alone(s, w - cr, bph, bcnt, bpar, aph, acnt, apar, open, n, b2)
+        fi
+     :: !(drop && !pre) && !central ->            /* arrive_on_side: arrive_alone */
+        word_after(bph, bcnt, bpar, w, aph, acnt, apar);
+        arrive_alone(s, w, bph, bcnt, bpar, aph, acnt, apar, open, n, b2)
+     fi;
+     if
+     :: drop && !pre -> skip
+     :: else ->
+        r = 0;
+        do                                        /* each rank's token (token_of), checked */
+        :: r < w && (ctok || r < cr) ->
+           assert(gph[r] == 0);                   /* counted in the first phase */
+           r++
+        :: r < w && !(ctok || r < cr) ->
+           place_rank(bph, bcnt, bpar, r - cr, tph[r], pos);
+           PLACE_CHECK(r, tph[r]);
+           tdone[r] = PASSED(open, tph[r]);
+           r++
+        :: r == w -> break
+        od;
+        r = 0;
+        break
+     fi
+  od;
+  atomic { pre = false; central = false; bph = 0; bcnt = 0; bpar = 0; open = 0; ctp = 0; cm = 0 }
+}
+
+/* the ranks wait, each for its own phase, in rank order (lanes_arrive_and_wait) */
+inline over_wait(s, w) {
+  r = 0;
+  do
+  :: r < w ->
+     if
+     :: ctok -> c_phase != 0                      /* a central token (phase 0) */
+     :: !ctok && r < cr -> skip                   /* its own addition completed the first phase */
+     :: !ctok && r >= cr && tdone[r] -> skip      /* completed token */
+     :: !ctok && r >= cr && !tdone[r] -> PASSED(s_phase[s], tph[r])   /* polls the word */
+     fi;
+     atomic { LEAVES(gph[r]); gph[r] = 0; tph[r] = 0; tdone[r] = false };
+     r++
+  :: else -> break
+  od;
+  atomic { r = 0; cr = 0; ctok = false }
+}
+
+#if defined(DROPPER)
+#define DROPS(id, round) ((id) == NP - 1 && (round) == DROP_ROUND)
+#define IN_ROUND(round) ((round) > DROP_ROUND -> NP - 1 : NP)
+#else
+#define DROPS(id, round) false
+#define IN_ROUND(round) NP
+#endif
+
+proctype over(byte id; byte s; byte w) {
+  byte round = 1;
+  byte bph, bcnt, bpar, aph, acnt, apar, open, n, b2, pos, r, cr, ctp, cs, gs;
+  short cm;
+  byte gph[W0];          /* each rank's abstract phase */
+  byte tph[W0];          /* each rank's side phase as the code placed it */
+  bool tdone[W0];        /* ... and whether its token is completed */
+  bool central, ctok, pre, first;
+  do
+  :: round <= ROUNDS && DROPS(id, round) ->       /* arrive_and_drop() */
+     over_arrive(s, 1, 1);
+     atomic { gph[0] = 0; tph[0] = 0; round_in[round]++; dropped = true };
+     break
+  :: round <= ROUNDS && !DROPS(id, round) ->      /* arrive_and_wait() */
+#if defined(DROP_FIRST)
+     if                                           /* the others arrive after the drop */
+     :: round == DROP_ROUND -> dropped
+     :: else -> skip
+     fi;
+#endif
+     over_arrive(s, w, 0);
+     over_wait(s, w);
+     round_in[round]++;
+#if !defined(NO_ROUND_BARRIER)
+     round_in[round] == IN_ROUND(round);          /* the ideal round barrier */
+#endif
+     round++
+  :: round > ROUNDS -> break
+  od;
+  finished++
+}
+
+init {
+  atomic {
+    abs_first[0] = OE;
+    run over(0, OS, W0);
+    run over(1, OS, 1);
+    if
+    :: NP >= 3 -> run over(2, OS, 1)
+    :: else -> skip
+    fi;
+    if
+    :: NP >= 4 -> run over(3, OS, 1)
+    :: else -> skip
+    fi
+  }
+}
+#endif
 
 ltl all_finish { <> (finished == NP) }
