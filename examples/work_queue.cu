@@ -3,13 +3,17 @@
 // another; the status quo (a copy and a launch per batch) runs beside them. Every item
 // must be taken exactly once, with its payload intact.
 // Exit status: 0 when every run delivered every item once, 1 otherwise, 77 without a GPU.
+// With --consumers-stop-early: 0 when producers whose consumers have ended stop with an
+// error instead of waiting on a full ring forever.
 
 #include "work_queue_runs.cuh"
 
 #include <unisync/capabilities.hpp>
+#include <unisync/error.hpp>
 #include <unisync/partitioned_semaphore.hpp>
 
 #include <cstdio>
+#include <cstring>
 
 namespace {
 
@@ -35,11 +39,31 @@ bool delivered_once(char const* what, work_queue::run_result const& result, std:
   return correct;
 }
 
+/// Every consumer block takes a stop item put in first and ends: the producers fill the
+/// ring, and must then give up with an error.
+int consumers_stop_early(unsigned producers, unsigned blocks)
+{
+  queue_ring ring;
+  work_queue::item stop{};
+  stop.sequence = work_queue::stop_sequence;
+  for (unsigned block = 0; block < blocks; ++block) ring.get().push(stop);
+  try {
+    static_cast<void>(
+        work_queue::host_to_gpu(ring, producers, blocks, 0, work_queue::run_limits{4 * capacity, 60.0}, 1u << 20));
+  } catch (unisync::error const& refused) {
+    std::printf("producers stopped: %s (correct)\n", refused.what());
+    return 0;
+  }
+  std::puts("producers finished with no consumer left (WRONG)");
+  return 1;
+}
+
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
   if (!unisync::gpu_available()) return std::puts("no GPU: nothing to hand work to"), 77;
+  if (argc > 1 && std::strcmp(argv[1], "--consumers-stop-early") == 0) return consumers_stop_early(4, 33);
   constexpr unsigned cpu_threads = 4, gpu_blocks = 33;
   constexpr std::uint64_t items_each = 500;
   work_queue::run_limits const limits{items_each, 60.0};  // stop by count, not by time

@@ -16,6 +16,7 @@
 #include <unisync/managed.hpp>
 
 #include <cuda/atomic>
+#include <cuda/std/chrono>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -73,19 +74,29 @@ class ring {
     __host__ __device__ void push(item value) const
     {
       free_slots->acquire();
-      std::uint64_t const claim = claim_next(produced);
-      slot& into = slots[claim & (Capacity - 1)];
-      wait_turn(into, claim);
-      if (value.sequence != stop_sequence) value.sequence = claim;
-      into.value = value;
-      turn_of(into).store(claim + 1, cuda::std::memory_order_release);
-      filled_slots->release();
+      put(value);
     }
 
     /// Waits for a filled slot and takes its item.
     __host__ __device__ item pop() const
     {
       filled_slots->acquire();
+      return take();
+    }
+
+    /// As pop, giving up when no item comes within `timeout`; true when one was taken.
+    template <class Rep, class Period>
+    __host__ __device__ bool try_pop_for(item& value, cuda::std::chrono::duration<Rep, Period> timeout) const
+    {
+      if (!filled_slots->try_acquire_for(timeout)) return false;
+      value = take();
+      return true;
+    }
+
+   private:
+    /// Takes the item of the next claim, once filled_slots has granted one.
+    __host__ __device__ item take() const
+    {
       std::uint64_t const claim = claim_next(consumed);
       slot& from = slots[claim & (Capacity - 1)];
       wait_turn(from, claim + 1);
@@ -95,7 +106,17 @@ class ring {
       return taken;
     }
 
-   private:
+    /// Fills the slot of the next claim, once free_slots has granted one.
+    __host__ __device__ void put(item value) const
+    {
+      std::uint64_t const claim = claim_next(produced);
+      slot& into = slots[claim & (Capacity - 1)];
+      wait_turn(into, claim);
+      if (value.sequence != stop_sequence) value.sequence = claim;
+      into.value = value;
+      turn_of(into).store(claim + 1, cuda::std::memory_order_release);
+      filled_slots->release();
+    }
     __host__ __device__ static cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system> turn_of(slot& at)
     {
       return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(at.turn);
