@@ -31,7 +31,11 @@ namespace unisync {
  *   it wants from the other side (`wants`, a target for the other side's sent counter);
  *   one waiter at a time does that (the side's import role, a try-lock in its page), and
  *   mirrors the other side's sent counter into its own page, where the side's waiters
- *   read it: a ticket is admitted below permits_granted + permits_seen;
+ *   read it: a ticket is admitted below permits_granted + permits_seen. A GPU waiter
+ *   within `tuning::import_near_turn_tickets` of its turn leaves the role to waiters
+ *   further back (or does not take it) while it sees the side's own grants move, so that
+ *   no permit waits for a holder's link loads across PCIe; once they have stood still for
+ *   `tuning::import_stall_ns` (or never moved while it waited) it takes the role;
  * - the other side sends by storing a monotonic `sent_to` counter (one sender at a time:
  *   the side's send role): its acquirer whose ticket is a multiple of the side's turn
  *   length (`tuning::cpu_turn_acquisitions`, `tuning::gpu_turn_acquisitions`, T) waits
@@ -99,8 +103,10 @@ namespace unisync {
  * For threads of one side alone its local path is basic_counting_semaphore's algorithm
  * (plus one load of the link per T acquisitions) at system scope, which the steal needs:
  * on the H100 GPU blocks alone did 0.25-0.58x of the flat semaphore's pairs/s, CPU
- * threads alone 0.67-1.16x; for one side alone use basic_counting_semaphore (at device
- * scope for GPU threads).
+ * threads alone 0.67-1.16x (on an H200 machine since GPU waiters near their turn leave
+ * the link to others, benchmark/results/h200-partitioned-semaphore-import: GPU blocks
+ * 0.50-0.72x, CPU threads 0.76-1.06x); for one side alone use basic_counting_semaphore
+ * (at device scope for GPU threads).
  *
  * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
  *                       `semaphore_max`.
@@ -260,6 +266,16 @@ class basic_partitioned_semaphore {
     alignas(detail::cache_line_size) cuda::std::uint32_t flat = 0;
   };
 
+  /// An acquirer's state between the polls of its ticket.
+  struct ticket_wait {
+    bool importing = false;  // it holds its side's import role
+    // The side's permits_granted as it last read it, and when (its side's clock) it last
+    // saw it change (0: not yet).
+    bool looked = false;
+    cuda::std::uint64_t granted = 0;
+    cuda::std::uint64_t granted_since_ns = 0;
+  };
+
   UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
   UNISYNC_HOST_DEVICE static side_kind other(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE static cuda::std::uint32_t turn_length(side_kind side) noexcept;
@@ -276,7 +292,8 @@ class basic_partitioned_semaphore {
   UNISYNC_HOST_DEVICE bool try_take_free(side_kind side);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for(cuda::std::int64_t tickets_to_go) const noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for_ticket(side_kind side, cuda::std::uint64_t ticket,
-                                                              cuda::std::memory_order order, bool& importing);
+                                                              cuda::std::memory_order order, ticket_wait& wait);
+  UNISYNC_HOST_DEVICE bool grants_moved_lately(ticket_wait& wait, cuda::std::uint64_t granted) const noexcept;
   UNISYNC_HOST_DEVICE bool take_import_role(side_kind side);
   UNISYNC_HOST_DEVICE void import_for(side_kind side, cuda::std::uint64_t extra, bool may_steal);
   UNISYNC_HOST_DEVICE void leave_import_role(side_kind side);

@@ -94,6 +94,17 @@ struct tuning {
   /// us), and each take migrates the other side's page (about 1 ms on the H100 machine),
   /// so it must be rare; far below the 10 ms longest wait the issue allows.
   static constexpr cuda::std::uint32_t steal_after_ns = 1000 * 1000;
+  /// A partitioned semaphore's GPU waiter this few tickets from its turn leaves its side's
+  /// import role (or does not take it) while the side's grants keep moving: reading the
+  /// link takes about a microsecond a load from the GPU, and a role holder still busy with
+  /// it when its turn comes holds its permit that long. Measured on an H200 machine (same
+  /// binary otherwise, benchmark/results/h200-partitioned-semaphore-import): 132 GPU blocks
+  /// alone, N = 1, 4.1e5 pairs/s before, 7.0e5 with 4; other values untried.
+  static constexpr cuda::std::uint32_t import_near_turn_tickets = 4;
+  /// ... unless the side's grants have stood still this long: then the other side holds
+  /// them, and the waiter near its turn reads the link itself (a single waiter must, or
+  /// nobody asks for them). Four link crossings; untuned.
+  static constexpr cuda::std::uint32_t import_stall_ns = 4 * link_handoff_ns;
   /// A partitioned semaphore that moves free permits out of a pool (a steal, or leftovers
   /// sent to a hungry side) tries its compare-exchange on the pool at most this many times:
   /// each failure means the pool's own acquirers took permits meanwhile, and the move is

@@ -11,7 +11,8 @@
  *                       at each poll, import_for(s): seen[s] = sent_to[s] (if newer);
  *                       wants[s] = sent_to[s] + max(0, T[s] - G[s] - sent_to[s]); and may
  *                       steal: free = G[o] + sent_to[o] - T[o]; if free > 0: T[o] += free
- *                       (compare-exchange), then G[s] += free. Admitted: the importer
+ *                       (compare-exchange), then G[s] += free; or leave the role (near
+ *                       its turn, as below). Admitted: the importer
  *                       leaves (import_for again, then import_role[s] = 0); if my % TT ==
  *                       0 and it has not given in this acquire(), give_turn_away: wait for
  *                       the send role; if wants[o] > sent[s]: sent[s]++, sent_to[o] =
@@ -92,6 +93,10 @@
  *                     before the fix): a forwarding release whose leftover the turn's own
  *                     ticket took holds the role and sends nothing, at every turn (live2
  *                     cycle, 2 + 1, -DNO_STEAL; the bypass assertion)
+ *   -DBUG_NEAR_TURN_NEVER_IMPORTS  a waiter near its turn never takes the import role,
+ *                     not even once its side's grants have stood still (import_stall_ns):
+ *                     a side whose waiters are all near their turn never asks (live1 cycle,
+ *                     1 + 1, -DNO_STEAL)
  *   -DBUG_GIVE_EVERY_TURN  a thread that gave its permit gives again at its next turn
  *                     ticket (the code before the fix): two CPU threads in FIFO rotation
  *                     with TT = 2, the giver's tickets are all multiples of TT and it never
@@ -260,7 +265,18 @@ acquire:
         is admitted; a guard split from it ("importing -> atomic { WAITS -> ... }") would
         let a thread commit to importing, be covered meanwhile, and block there forever
         (the acceptance cycle the liveness checks once reported). */
+#if defined(BUG_NEAR_TURN_NEVER_IMPORTS)
+     /* Waiters near their turn never take the role, stalled or not (with these few threads
+        every waiter is near it): nobody asks for the other side's permits. */
+     :: atomic { false -> skip }
+#else
      :: atomic { !importing && !import_role[s] && WAITS -> import_role[s] = true; importing = true }
+#endif
+     /* A GPU waiter near its turn while it sees its side's own grants move leaves the
+        role (leave_import_role, still waiting); the model lets any role holder do it at
+        any poll, and take the role again. */
+     :: atomic { importing && WAITS -> IMPORT(s); u = 0 }
+        atomic { import_role[s] = false; importing = false }
      /* The import role's poll: import_for(s, 0, true), whose steal comes after the mirror
         and the wants (an option of its own, weak fairness would let a thread steal
         forever and never mirror what was sent to it). */

@@ -99,10 +99,10 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::ac
   for (;;) {
     // Relaxed, as in basic_counting_semaphore: taking a ticket publishes nothing.
     cuda::std::uint64_t const ticket = taken.fetch_add(1, detail::memory_order_relaxed);
-    bool importing = false;
+    ticket_wait wait;
     detail::wait_for_turn<Backoff>(
-        [&](cuda::std::memory_order order) { return forecast_for_ticket(side, ticket, order, importing); });
-    if (importing) leave_import_role(side);
+        [&](cuda::std::memory_order order) { return forecast_for_ticket(side, ticket, order, wait); });
+    if (wait.importing) leave_import_role(side);
     // Every T-th ticket checks the other side's wants; one that gives its permit away
     // queues again, and gives at most once per acquire(): K threads of a side queued in
     // FIFO rotation keep their order, so with K a multiple of T the giver's next ticket is
@@ -125,22 +125,65 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValu
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValue, Backoff>::forecast_for_ticket(
-    side_kind side, cuda::std::uint64_t ticket, cuda::std::memory_order order, bool& importing)
+    side_kind side, cuda::std::uint64_t ticket, cuda::std::memory_order order, ticket_wait& wait)
 {
   side_part& mine = part_of(side);
-  // Two monotonic counters read one after the other: their sum is at most the permits the
-  // side has now, so admitting below it never admits a ticket without a permit.
+  // The mirror first, relaxed, then the grants with the poll's order: both counters only
+  // grow, so their sum is at most the permits the side has now, and admitting below it
+  // never admits a ticket without a permit. A ticket below the grants alone is admitted by
+  // that one load (a handoff within the side, as in basic_counting_semaphore); one that
+  // needs imported permits acquires the mirror too, which the import role stored with a
+  // release.
+  detail::own_side_word<cuda::std::uint64_t> const mirror(mine.permits_seen);
+  cuda::std::uint64_t const seen = mirror.load(detail::memory_order_relaxed);
   cuda::std::uint64_t const granted = detail::atomic_at<detail::pool_scope>(mine.permits_granted).load(order);
-  cuda::std::uint64_t const seen = detail::own_side_word<cuda::std::uint64_t>(mine.permits_seen).load(order);
+  if (detail::wrapping_distance(ticket + 1, granted) <= 0) return 0;
   cuda::std::int64_t const to_go = detail::wrapping_distance(ticket + 1, granted + seen);
-  if (to_go <= 0) return 0;
-  if (!importing) importing = take_import_role(side);
-  if (!importing) return forecast_for(to_go);
+  if (to_go <= 0) {
+    mirror.load(order);
+    return 0;
+  }
+  // A GPU waiter near its turn while its side's own releases keep granting lets the link
+  // wait: a role holder still reading it (about a microsecond a load) when its turn comes
+  // would hold its permit for those loads. It leaves the role to a waiter further back.
+  // Where permits come only across the link (a consumer side) the grants stand still and
+  // it keeps the role. (On the CPU the link is in its own memory: leaving would only hand
+  // the role around.)
+  bool const grants_moving = side == side_kind::gpu && grants_moved_lately(wait, granted);
+  if (grants_moving && to_go <= Backoff::tuning::import_near_turn_tickets) {
+    if (wait.importing) {
+      leave_import_role(side);
+      wait.importing = false;
+    }
+    return forecast_for(to_go);
+  }
+  if (!wait.importing) wait.importing = take_import_role(side);
+  if (!wait.importing) return forecast_for(to_go);
   // The side's import role: asks for the permits its waiters lack, mirrors what arrived,
   // and takes an idle other side's free permits; polls again after about one crossing.
   import_for(side, 0, true);
   cuda::std::uint32_t const forecast = forecast_for(to_go);
   return forecast < Backoff::tuning::link_handoff_ns ? forecast : Backoff::tuning::link_handoff_ns;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::grants_moved_lately(
+    ticket_wait& wait, cuda::std::uint64_t granted) const noexcept
+{
+  // Whether this waiter has seen the side's grants change within the last import_stall_ns:
+  // never, on a side whose permits all come across the link.
+  if (!wait.looked) {
+    wait.looked = true;
+    wait.granted = granted;
+    return false;
+  }
+  if (granted != wait.granted) {
+    wait.granted = granted;
+    wait.granted_since_ns = detail::monotonic_nanoseconds();
+    return true;
+  }
+  return wait.granted_since_ns != 0 &&
+         detail::monotonic_nanoseconds() - wait.granted_since_ns < Backoff::tuning::import_stall_ns;
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
