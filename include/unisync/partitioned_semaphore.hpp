@@ -48,8 +48,11 @@ namespace unisync {
  * sides are busy (with N = 1: turns of T acquisitions), and at once when the releasing
  * side has no waiter. In equilibrium each side sends as often as it acquires T times, so
  * the sides' acquisitions stand about as their turns do (CPU : GPU = cpu_turn : gpu_turn,
- * 2 : 1 by default); measured on the H100 (benchmark/results/h100-new-types) the CPU side
- * took 0.46-0.71 of them at N = 8, and with N = 1, one CPU thread and many blocks, 0.06-0.16.
+ * 2 : 1 by default); measured on an H200 machine (benchmark/results/h200-partitioned-
+ * semaphore-side-copies), with 8 or more blocks, the CPU side took 0.67 of them at N = 1
+ * and 0.43-0.67 at N = 8 with 4 or more CPU threads, 0.43-0.61 and 0.28-0.54 with 2, and
+ * 0.02 with one (at N = 8 from 33 blocks on): a lone CPU thread's release finds no CPU
+ * waiter and sends the permit back at once, so its turns are one acquisition.
  *
  * A side with no threads left cannot answer: a kernel that finished with permits in its
  * side's pool, or a producer whose release found the other side not yet hungry. Its
@@ -96,17 +99,16 @@ namespace unisync {
  * system-scope atomic costs less than a handshake across the link. Without the advice
  * it is still correct, only slower.
  *
- * When to choose it: CPU and GPU threads together over PCIe when waits must stay bounded
- * (longest waits 0.7-21 ms on the H100 against libcu++'s up to 102 ms); libcu++'s unfair
- * semaphore serves more acquisitions per second in most mixed cells with more than one
- * block (README, Known limits).
+ * When to choose it: CPU and GPU threads together over PCIe. Measured on an H200 machine
+ * (benchmark/results/h200-partitioned-semaphore-side-copies) it serves more acquisitions
+ * per second than libcu++'s unfair semaphore in 24 of 30 mixed cells at N = 1 and 26 of
+ * 30 at N = 8, with longest waits of at most 4.2 ms against libcu++'s up to 103 ms; it
+ * loses where one CPU thread shares it with many blocks (README, Known limits).
  * For threads of one side alone its local path is basic_counting_semaphore's algorithm
  * (plus one load of the link per T acquisitions) at system scope, which the steal needs:
- * on the H100 GPU blocks alone did 0.25-0.58x of the flat semaphore's pairs/s, CPU
- * threads alone 0.67-1.16x (on an H200 machine since GPU waiters near their turn leave
- * the link to others, benchmark/results/h200-partitioned-semaphore-import: GPU blocks
- * 0.50-0.72x, CPU threads 0.76-1.06x); for one side alone use basic_counting_semaphore
- * (at device scope for GPU threads).
+ * there GPU blocks alone did 0.48-0.72x of the flat semaphore's pairs/s, CPU threads
+ * alone 0.75-1.21x; for one side alone use basic_counting_semaphore (at device scope for
+ * GPU threads).
  *
  * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
  *                       `semaphore_max`.
@@ -127,7 +129,9 @@ class basic_partitioned_semaphore {
   /// Preconditions: 0 <= desired <= max(), checked in every build. The initial permits
   /// start in the CPU's pool.
   UNISYNC_HOST_DEVICE constexpr explicit basic_partitioned_semaphore(cuda::std::ptrdiff_t desired)
-      : cpu_(static_cast<cuda::std::uint64_t>(desired)), flat_(desired >= 0 && desired <= max() ? desired : 0)
+      : cpu_(static_cast<cuda::std::uint64_t>(desired), in_parallel_for(desired)),
+        gpu_(0, in_parallel_for(desired)),
+        flat_(desired >= 0 && desired <= max() ? desired : 0)
   {
     UNISYNC_EXPECTS(desired >= 0 && desired <= max(), "partitioned_semaphore(desired) needs 0 <= desired <= max()");
   }
@@ -208,7 +212,20 @@ class basic_partitioned_semaphore {
 
   /// One side's pool and its role holders' state, on a page of its own.
   struct alignas(detail::page_size) side_part {
-    UNISYNC_HOST_DEVICE constexpr explicit side_part(cuda::std::uint64_t initial = 0) : permits_granted(initial) {}
+    UNISYNC_HOST_DEVICE constexpr side_part(cuda::std::uint64_t initial, cuda::std::uint32_t in_parallel)
+        : permits_in_parallel(in_parallel), permits_granted(initial)
+    {
+    }
+    // Read-only after make_managed and read by every operation and poll of the side, so
+    // each side keeps its own copy in its own memory: when both sides read one copy on a
+    // page without advice, the page moved to whichever side read it last (H200 machine,
+    // benchmark/results/h200-partitioned-semaphore-side-copies: mixed cells 2.0x (N = 1)
+    // and 2.2x (N = 8) faster with the copies, 4 CPU threads x 132 blocks N = 1 6.2e5 ->
+    // 1.3e6 pairs/s).
+    // How many permits circulate side by side (the count at construction), for the
+    // waiters' forecast, and whether every operation goes to the flat mode's semaphore.
+    alignas(detail::cache_line_size) cuda::std::uint32_t permits_in_parallel = 1;
+    cuda::std::uint32_t flat_mode = 0;
     // The pool, as basic_counting_semaphore's two counters. System-scope atomics: the
     // other side's import role may take free permits (a steal, see the class comment).
     // Written by the side's acquires (fetch_add), tries, forwarding releases and the
@@ -252,19 +269,16 @@ class basic_partitioned_semaphore {
     alignas(detail::cache_line_size) cuda::std::uint64_t gpu_heartbeat = 0;
   };
 
-  /// The flat mode's semaphore and the mode switch, on a page without advice.
+  /// The flat mode's semaphore, on a page without advice.
   struct alignas(detail::page_size) flat_part {
-    UNISYNC_HOST_DEVICE constexpr explicit flat_part(cuda::std::ptrdiff_t desired)
-        : semaphore(desired), initial_count(static_cast<cuda::std::uint32_t>(desired))
-    {
-    }
+    UNISYNC_HOST_DEVICE constexpr explicit flat_part(cuda::std::ptrdiff_t desired) : semaphore(desired) {}
     basic_counting_semaphore<cuda::thread_scope_system, LeastMaxValue, Backoff> semaphore;
-    // The count at construction: how many permits circulate side by side, for the waiters'
-    // forecast. Never written after construction.
-    cuda::std::uint32_t initial_count = 0;
-    // 1: every operation goes to `semaphore` (set by make_managed, before any use).
-    alignas(detail::cache_line_size) cuda::std::uint32_t flat = 0;
   };
+
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t in_parallel_for(cuda::std::ptrdiff_t desired) noexcept
+  {
+    return desired > 1 ? static_cast<cuda::std::uint32_t>(desired) : 1u;
+  }
 
   /// An acquirer's state between the polls of its ticket.
   struct ticket_wait {
@@ -283,14 +297,15 @@ class basic_partitioned_semaphore {
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& sent_to(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& wants_of(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& heartbeat_of(side_kind side) noexcept;
-  UNISYNC_HOST_DEVICE bool is_flat() const noexcept;
+  UNISYNC_HOST_DEVICE bool is_flat(side_kind side) noexcept;
+  void select_flat_mode() noexcept;
 
   UNISYNC_HOST_DEVICE void acquire_as(side_kind side);
   UNISYNC_HOST_DEVICE void release_as(side_kind side, cuda::std::uint64_t update);
   UNISYNC_HOST_DEVICE bool try_acquire_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_acquire_within(side_kind side, cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE bool try_take_free(side_kind side);
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for(cuda::std::int64_t tickets_to_go) const noexcept;
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for(side_kind side, cuda::std::int64_t tickets_to_go) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for_ticket(side_kind side, cuda::std::uint64_t ticket,
                                                               cuda::std::memory_order order, ticket_wait& wait);
   UNISYNC_HOST_DEVICE bool grants_moved_lately(ticket_wait& wait, cuda::std::uint64_t granted) const noexcept;

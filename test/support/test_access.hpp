@@ -222,13 +222,15 @@ struct test_access {
   template <cuda::std::ptrdiff_t Max, class Backoff>
   static void make_flat(basic_partitioned_semaphore<Max, Backoff>& semaphore)
   {
-    semaphore.flat_.flat = 1;
+    semaphore.select_flat_mode();
   }
   /// Tickets taken on the calling side's pool.
   template <cuda::std::ptrdiff_t Max, class Backoff>
   UNISYNC_HOST_DEVICE static cuda::std::uint64_t tickets_taken(basic_partitioned_semaphore<Max, Backoff>& semaphore)
   {
-    if (semaphore.flat_.flat != 0) return tickets_taken(semaphore.flat_.semaphore);
+    if ((running_on_device() ? semaphore.gpu_ : semaphore.cpu_).flat_mode != 0) {
+      return tickets_taken(semaphore.flat_.semaphore);
+    }
     return tickets_taken_on(semaphore, running_on_device() ? side::gpu : side::cpu);
   }
   /// Tickets taken on `which` side's pool.
@@ -245,7 +247,7 @@ struct test_access {
   template <cuda::std::ptrdiff_t Max, class Backoff>
   static cuda::std::int64_t count(basic_partitioned_semaphore<Max, Backoff>& semaphore)
   {
-    if (semaphore.flat_.flat != 0) return count(semaphore.flat_.semaphore);
+    if (semaphore.cpu_.flat_mode != 0) return count(semaphore.flat_.semaphore);
     return pool_count(semaphore, side::cpu) + pool_count(semaphore, side::gpu);
   }
   template <cuda::std::ptrdiff_t Max, class Backoff>

@@ -62,10 +62,17 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_partitioned_semaphore<LeastMaxVal
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
-UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::is_flat() const noexcept
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::is_flat(side_kind side) noexcept
 {
   // Set once by make_managed before the object is shared; read-only after.
-  return flat_.flat != 0;
+  return part_of(side).flat_mode != 0;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+void basic_partitioned_semaphore<LeastMaxValue, Backoff>::select_flat_mode() noexcept
+{
+  cpu_.flat_mode = 1;
+  gpu_.flat_mode = 1;
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
@@ -90,7 +97,7 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::tr
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::acquire_as(side_kind side)
 {
-  if (is_flat()) {
+  if (is_flat(side)) {
     flat_.semaphore.acquire();
     return;
   }
@@ -115,10 +122,10 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::ac
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValue, Backoff>::forecast_for(
-    cuda::std::int64_t tickets_to_go) const noexcept
+    side_kind side, cuda::std::int64_t tickets_to_go) noexcept
 {
   // Permits circulate side by side, as in basic_counting_semaphore's forecast.
-  cuda::std::uint64_t const in_parallel = flat_.initial_count > 1 ? flat_.initial_count : 1u;
+  cuda::std::uint64_t const in_parallel = part_of(side).permits_in_parallel;
   cuda::std::uint64_t const handoffs = (static_cast<cuda::std::uint64_t>(tickets_to_go) + in_parallel - 1) / in_parallel;
   return detail::forecast_ns(detail::saturated_count(handoffs), Backoff::tuning::ticket_handoff_ns);
 }
@@ -155,14 +162,14 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValu
       leave_import_role(side);
       wait.importing = false;
     }
-    return forecast_for(to_go);
+    return forecast_for(side, to_go);
   }
   if (!wait.importing) wait.importing = take_import_role(side);
-  if (!wait.importing) return forecast_for(to_go);
+  if (!wait.importing) return forecast_for(side, to_go);
   // The side's import role: asks for the permits its waiters lack, mirrors what arrived,
   // and takes an idle other side's free permits; polls again after about one crossing.
   import_for(side, 0, true);
-  cuda::std::uint32_t const forecast = forecast_for(to_go);
+  cuda::std::uint32_t const forecast = forecast_for(side, to_go);
   return forecast < Backoff::tuning::link_handoff_ns ? forecast : Backoff::tuning::link_handoff_ns;
 }
 
@@ -321,7 +328,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
 {
   using detail::atomic_at;
   using detail::pool_scope;
-  if (is_flat()) {
+  if (is_flat(side)) {
     flat_.semaphore.release(static_cast<cuda::std::ptrdiff_t>(update));
     return;
   }
@@ -421,7 +428,7 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::tr
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::try_acquire_as(side_kind side)
 {
-  if (is_flat()) return flat_.semaphore.try_acquire();
+  if (is_flat(side)) return flat_.semaphore.try_acquire();
   if (try_take_free(side)) return true;
   if (!take_import_role(side)) return false;
   // Looks once for permits sent to the side, and asks for one more: the wants stay
@@ -437,12 +444,12 @@ template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::try_acquire_within(
     side_kind side, cuda::std::uint64_t timeout_ns)
 {
-  if (is_flat()) return flat_.semaphore.try_acquire_for(cuda::std::chrono::nanoseconds(timeout_ns));
+  if (is_flat(side)) return flat_.semaphore.try_acquire_for(cuda::std::chrono::nanoseconds(timeout_ns));
   bool importing = false;
   bool const acquired = detail::wait_for_turn_within<Backoff>(timeout_ns, [&](cuda::std::memory_order) {
     if (try_take_free(side)) return 0u;
     if (!importing) importing = take_import_role(side);
-    if (!importing) return forecast_for(1);
+    if (!importing) return forecast_for(side, 1);
     // Counts itself in the wants (it holds no ticket); a timeout of zero never steals.
     import_for(side, 1, timeout_ns != 0);
     return try_take_free(side) ? 0u : Backoff::tuning::link_handoff_ns;
@@ -475,7 +482,7 @@ void basic_partitioned_semaphore<LeastMaxValue, Backoff>::advise_placement(basic
                                                                            int device)
 {
   if (device_capabilities(device).host_native_atomic_supported) {
-    semaphore->flat_.flat = 1;
+    semaphore->select_flat_mode();
     return;  // one coherent system-wide pair of counters: no side prefers any memory
   }
   detail::advise_managed(&semaphore->cpu_, sizeof(side_part), memory_advice::prefer_host, device);
