@@ -275,6 +275,8 @@ class basic_partitioned_semaphore {
     basic_counting_semaphore<cuda::thread_scope_system, LeastMaxValue, Backoff> semaphore;
   };
 
+  /// How many permits circulate side by side when `desired` start out: the waiters'
+  /// forecast serves that many tickets per handoff.
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t in_parallel_for(cuda::std::ptrdiff_t desired) noexcept
   {
     return desired > 1 ? static_cast<cuda::std::uint32_t>(desired) : 1u;
