@@ -394,7 +394,6 @@ class basic_partitioned_barrier {
                                                 cuda::std::uint32_t open_phase, arrivals_placed* into) const;
   UNISYNC_HOST_DEVICE static arrival_token deliver(arrivals_placed const& placed, arrivals_placed* into);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t complete_alone_phase(side_kind side, cuda::std::uint64_t after);
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t arm_leftover(side_kind side, cuda::std::uint64_t after);
   UNISYNC_HOST_DEVICE arrival_token drop_alone(side_kind side);
   UNISYNC_HOST_DEVICE arrival_token arrive_after_carry(side_kind side, cuda::std::uint64_t before,
                                                        cuda::std::uint32_t weight, bool drop);

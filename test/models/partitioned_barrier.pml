@@ -26,9 +26,9 @@
  *                         completion), carry - completion_headroom (completion function)
  *   complete_alone_phase(after)  completion function: run it, then fetch_add(headroom)
  *                         (the carry); count(after) != 0 (arrivals of the next phase
- *                         already in): arm_leftover
- *   arm_leftover(after)   loop: arm with alone_stop - participants(after); if the arm
- *                         completes that phase too, complete it (as above) and go on
+ *                         already in): its loop's arm step (arm_leftover here)
+ *   arm_leftover(after)   that step: arm with alone_stop - participants(after); if the
+ *                         arm completes that phase too, complete it (as above), go on
  *   place_alone, token_of  where each rank of an addition landed, from the word it found:
  *                         armed below the stop: its room; unarmed, count < participants:
  *                         the open phase; else whole phases past it (above the stop: + 1,
@@ -226,7 +226,7 @@
  *                          the GPU's last report says share 1, the CPU side stays mixed
  *                          and its phase never ends: deadlock)
  *   With -DOVER:
- *   -DBUG_NO_LEFTOVER_ARM  complete_alone_phase never calls arm_leftover: arrivals of the
+ *   -DBUG_NO_LEFTOVER_ARM  complete_alone_phase never arms for leftovers: arrivals of the
  *                          next phase already in its count are never armed (deadlock)
  *   -DBUG_OVER_SAME_PHASE  every rank placed in the phase its addition found: with
  *                          -DNO_PLACE_CHECK (the placement assertion off) a lane beyond

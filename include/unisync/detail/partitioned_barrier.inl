@@ -274,9 +274,9 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::place_alone(side_kind si
   // open phase's room, or whole phases past it, counted before the phase's arm with more
   // arrivals in than it takes, or above the stop while the completion runs. Drops never
   // add there, so the participants are those of every phase counted into. Inlined, as
-  // arm_leftover and arrive_beyond_first_phase are: as calls they slowed the common GPU
-  // arrival that never takes them (H200, GPU threads alone, 8 blocks: 1.03 against 0.91 us
-  // per phase, per thread on one block 1.12 against 0.96).
+  // complete_alone_phase and arrive_beyond_first_phase are: as calls they slowed the
+  // common GPU arrival that never takes them (H200, GPU threads alone, 8 blocks: 1.03
+  // against 0.91 us per phase, per thread on one block 1.12 against 0.96).
   cuda::std::uint32_t const count = count_of(before);
   arrivals_placed placed;
   placed.weight = weight;
@@ -325,36 +325,12 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::complete_alone_phase(sid
   // acquired every arrival of the phase. With the default completion that addition
   // carried; with a completion function it runs it, then adds the carry, which releases
   // the waiters and what the completion wrote. Arrivals of the next phase that came in
-  // above the stop stay in the count, and this thread arms that phase for them. Returns
-  // the phase open after this thread's additions.
-  if constexpr (!completes_in_arrival) {
-    UNISYNC_EXPECTS(count_of(after) >= alone_stop,
-                    "partitioned_barrier: 2^22 or more arrivals beyond a phase while its completion ran");
-    central_.completion();
-    cuda::std::uint64_t const carry = static_cast<cuda::std::uint64_t>(completion_headroom) << side_count_shift;
-    after = detail::own_side_word<cuda::std::uint64_t>(part_of(side).word).fetch_add(carry, detail::memory_order_release) +
-            carry;
-  }
-  open_next_phase(side, after);
-  return count_of(after) == 0 ? phase_of(after) : arm_leftover(side, after);
-}
-
-template <class CompletionFunction, class Backoff>
-UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t
-basic_partitioned_barrier<CompletionFunction, Backoff>::arm_leftover(side_kind side, cuda::std::uint64_t after)
-{
-  // `after`: the word as this thread's carry left it, with arrivals of the next phase in
-  // its count (more threads than the side's share): this thread arms that phase, as its
-  // first arrival would, for the participants after every drop of the completed phase;
-  // the arm may complete it, and so on.
+  // above the stop stay in the count (more threads than the side's share): this thread
+  // arms that phase for them, as its first arrival would, for the participants after
+  // every drop of the completed phase; the arm may complete it, and so on. Returns the
+  // phase open after this thread's additions.
   detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
   for (;;) {
-    cuda::std::uint32_t const participants = participants_of(after);
-    UNISYNC_EXPECTS(participants != 0, "partitioned_barrier: an arrival on a side (CPU or GPU) that has no participant");
-    cuda::std::uint64_t const arm = static_cast<cuda::std::uint64_t>(alone_stop - participants) << side_count_shift;
-    cuda::std::uint64_t const before_arm = word.fetch_add(arm, detail::memory_order_acquire);
-    if (count_of(before_arm) < participants) return phase_of(before_arm);
-    after = before_arm + arm;
     if constexpr (!completes_in_arrival) {
       UNISYNC_EXPECTS(count_of(after) >= alone_stop,
                       "partitioned_barrier: 2^22 or more arrivals beyond a phase while its completion ran");
@@ -364,6 +340,13 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arm_leftover(side_kind s
     }
     open_next_phase(side, after);
     if (count_of(after) == 0) return phase_of(after);
+    // The arm of the leftover arrivals' phase.
+    cuda::std::uint32_t const participants = participants_of(after);
+    UNISYNC_EXPECTS(participants != 0, "partitioned_barrier: an arrival on a side (CPU or GPU) that has no participant");
+    cuda::std::uint64_t const arm = static_cast<cuda::std::uint64_t>(alone_stop - participants) << side_count_shift;
+    cuda::std::uint64_t const before_arm = word.fetch_add(arm, detail::memory_order_acquire);
+    if (count_of(before_arm) < participants) return phase_of(before_arm);
+    after = before_arm + arm;
   }
 }
 
