@@ -19,7 +19,8 @@ namespace unisync {
  *
  * One 32-bit word: 0 unlocked, 1 locked. `lock()` exchanges 1 into it; a waiter reads the
  * word and exchanges only when it reads 0, so waiters poll a shared cache line instead of
- * writing it. Unfair: a waiter may be overtaken any number of times (use
+ * writing it (on the GPU below system scope `lock()`'s first try exchanges at once).
+ * Unfair: a waiter may be overtaken any number of times (use
  * `basic_ticket_mutex` for FIFO order). Meets Lockable and TimedLockable on the host, so
  * std::lock_guard, std::unique_lock and std::scoped_lock work; on the device use
  * unisync::lock_guard / unisync::unique_lock or the group overloads.
@@ -47,7 +48,8 @@ class basic_mutex {
 
   /// Blocks until the calling thread holds the lock.
   /// Preconditions: the calling thread does not hold it. Progress: deadlock-free, not
-  /// starvation-free. Cost: uncontended one relaxed load and one exchange at `Scope`.
+  /// starvation-free. Cost: uncontended one relaxed load and one exchange at `Scope` (on
+  /// the GPU below system scope the exchange alone).
   UNISYNC_HOST_DEVICE void lock();
 
   /// Takes the lock if it is free; never blocks. May fail spuriously only when another

@@ -9,7 +9,15 @@ namespace unisync {
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_mutex<Scope, Backoff>::lock()
 {
-  if (try_lock()) return;
+  // On the GPU below system scope the first try exchanges without reading first: a free
+  // lock, or one its holder frees as it comes back for it, costs one L2 round trip, not
+  // two (device scope, 33-528 blocks: 1.7e6 against 1.35e6 sections/s on an H200). At
+  // system scope blind exchanges from 528 blocks on a page the CPU also uses measured
+  // slower, and on the host reading first keeps the line shared.
+  bool const exchange_first = Scope != cuda::thread_scope_system && detail::running_on_device();
+  if (exchange_first ? detail::atomic_at<Scope>(locked_).exchange(1, detail::memory_order_acquire) == 0 : try_lock()) {
+    return;
+  }
   lock_contended();
 }
 
