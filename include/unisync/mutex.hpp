@@ -104,6 +104,8 @@ class basic_mutex {
 #endif  // defined(__CUDACC__)
 
  private:
+  // lock()'s first attempt: try_lock(), or on the GPU below system scope one exchange.
+  UNISYNC_HOST_DEVICE bool first_try() noexcept;
   UNISYNC_HOST_DEVICE void lock_contended();
   UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);
 

@@ -40,10 +40,11 @@ namespace unisync {
  * fetch_add) is a release at `Scope`; the waiter polls it with acquire loads, and the one
  * that reads its own ticket synchronizes with that write. (Polling relaxed and closing
  * with a fence measured slower: the waiter sleeps for its forecast between polls and polls
- * about once per handoff; so did the next ticket keeping two or four relaxed loads in
- * flight at device scope, 0.8x the handoffs/s on an H200.) Taking a ticket is relaxed: it publishes nothing, it only
- * orders the waiters. Where the holder stores, it reads tickets_served relaxed first: the
- * value is its own ticket, already acquired.
+ * about once per handoff. Relaxed polls measured slower also for the next ticket keeping
+ * two or four loads in flight at device scope: 0.8x, benchmark/results/h100-gpu-lock-entry.)
+ * Taking a ticket is relaxed: it publishes nothing, it only orders the waiters. Where the
+ * holder stores, it reads tickets_served relaxed first: the value is its own ticket,
+ * already acquired.
  *
  * @tparam Scope   every thread that uses the object must be inside this scope.
  * @tparam Backoff waiting policy; `proportional_backoff` (default) uses the ticket

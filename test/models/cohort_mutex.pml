@@ -23,7 +23,9 @@
  *                         else if interested[other].load() == 0: passes = 0 (carry on)
  *                         else: top_state = top_handed_over; passes = 0;
  *                           turn.store(other) (hand over; interested[me] stays 1);
- *                         side.local.unlock(): tickets_served.store(served + 1)
+ *                         side.local.unlock(): tickets_served.store(served + 1) (on the
+ *                           GPU side one fetch_add(1): the holder is the word's only
+ *                           writer, so it is the same step)
  * Memory words: per side (0 = CPU, 1 = GPU) tickets_taken and tickets_served (64-bit, here
  * modulo TM = threads per side + 1, so they wrap on every few entries; queued() is their
  * wrapping difference), top_state and passes (plain, written only by the side's local

@@ -4,6 +4,9 @@
  * Mirrors include/unisync/detail/mutex.inl (contract: include/unisync/mutex.hpp):
  *   try_lock()        locked_.load() == 0 && locked_.exchange(1) == 0
  *   lock()            try_lock(); else lock_contended(): retry try_lock() until it succeeds
+ *                     (on the GPU below system scope the first try is locked_.exchange(1)
+ *                     alone; an exchange that reads 1 writes 1 over 1 and changes nothing,
+ *                     so it behaves as the guarded try modeled here)
  *   unlock()          debug check locked_.load() != 0; locked_.store(0)
  *   try_lock_within() try_lock(); else retry try_lock() until the deadline passes
  *                     (the body of try_lock_for / try_lock_until)

@@ -1,12 +1,15 @@
 /*
  * ticket_mutex.pml - unisync::basic_ticket_mutex, the FIFO ticket lock.
  *
- * Mirrors include/unisync/detail/ticket_mutex.inl (contract: include/unisync/ticket_mutex.hpp):
+ * Mirrors include/unisync/detail/ticket_lock.hpp (contract: include/unisync/ticket_mutex.hpp):
  *   lock()            my = tickets_taken_.fetch_add(1); wait_for_turn until
  *                     my - tickets_served_.load() == 0 (unsigned, wrapping; then an
  *                     acquire fence)
  *   unlock()          t = tickets_served_.load(relaxed); debug check tickets_taken_ != t;
- *                     tickets_served_.store(t + 1, release)
+ *                     tickets_served_.store(t + 1, release) (on the GPU below system
+ *                     scope tickets_served_.fetch_add(1, release): only the holder writes
+ *                     the word, so the one step is among the interleavings of the two
+ *                     modeled here)
  *   try_lock()        s = tickets_served_.load(); e = tickets_taken_.load();
  *                     if e != s: false; else tickets_taken_.compare_exchange_strong(e, e + 1)
  *   try_lock_within() try_lock(); else retry try_lock() until the deadline passes; never

@@ -9,16 +9,24 @@ namespace unisync {
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_mutex<Scope, Backoff>::lock()
 {
+  if (first_try()) return;
+  lock_contended();
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_mutex<Scope, Backoff>::first_try() noexcept
+{
   // On the GPU below system scope the first try exchanges without reading first: a free
   // lock, or one its holder frees as it comes back for it, costs one L2 round trip, not
-  // two (device scope, 33-528 blocks: 1.7e6 against 1.35e6 sections/s on an H200). At
-  // system scope blind exchanges from 528 blocks on a page the CPU also uses measured
-  // slower, and on the host reading first keeps the line shared.
-  bool const exchange_first = Scope != cuda::thread_scope_system && detail::running_on_device();
-  if (exchange_first ? detail::atomic_at<Scope>(locked_).exchange(1, detail::memory_order_acquire) == 0 : try_lock()) {
-    return;
+  // two (device scope, 33-528 blocks on an H100: 1.39-1.42e6 against 1.14-1.15e6
+  // sections/s, benchmark/results/h100-gpu-lock-entry). The releasing block wins the lock
+  // back more often (Jain's index with 33 blocks 0.03 against 0.06). At system scope blind
+  // exchanges from 528 blocks on a page the CPU also uses measured 2-4x slower in a trial,
+  // and on the host they measured even, so both keep reading first.
+  if (Scope != cuda::thread_scope_system && detail::running_on_device()) {
+    return detail::atomic_at<Scope>(locked_).exchange(1, detail::memory_order_acquire) == 0;
   }
-  lock_contended();
+  return try_lock();
 }
 
 template <cuda::thread_scope Scope, class Backoff>

@@ -50,14 +50,15 @@ struct ticket_lock {
     UNISYNC_ASSERT(atomic_at<Scope>(tickets_taken).load(memory_order_relaxed) != served.load(memory_order_relaxed),
                    "unlock() of a ticket_mutex that is not locked");
     // Only the holder writes tickets_served, so adding 1 and storing its value + 1 are the
-    // same. On the GPU below system scope the add is a reduction the holder does not wait
-    // for: the next ticket sees its turn one L2 round trip sooner than after a load and a
-    // store (device scope, 132 blocks: 1.2e6 against 1.0e6 handoffs/s on the H100). At
-    // system scope the word is in managed memory that may sit on the CPU's side, where a
-    // GPU atomic moves the page (mixed cells of one CPU thread and one block: 1.3e4
-    // against 3.6e6 handoffs/s), so the holder stores.
-    if constexpr (Scope != cuda::thread_scope_system) {
-      NV_IF_TARGET(NV_IS_DEVICE, (served.fetch_add(1, memory_order_release); return;))
+    // same write. On the GPU below system scope the add is a reduction the holder does not
+    // wait for: the next ticket sees its turn one L2 round trip sooner than after a load and
+    // a store (device scope, 132 blocks on an H100: 1.20e6 against 1.02e6 sections/s,
+    // benchmark/results/h100-gpu-lock-entry). At system scope the word is in managed memory
+    // that may sit on the CPU's side, where a GPU atomic moves the page (in a trial, one CPU
+    // thread and one block fell from 3.6e6 to 1.3e4 sections/s), so there the holder stores.
+    if (Scope != cuda::thread_scope_system && running_on_device()) {
+      served.fetch_add(1, memory_order_release);
+      return;
     }
     served.store(served.load(memory_order_relaxed) + 1, memory_order_release);
   }
