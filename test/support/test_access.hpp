@@ -228,9 +228,7 @@ struct test_access {
   template <cuda::std::ptrdiff_t Max, class Backoff>
   UNISYNC_HOST_DEVICE static cuda::std::uint64_t tickets_taken(basic_partitioned_semaphore<Max, Backoff>& semaphore)
   {
-    if ((running_on_device() ? semaphore.gpu_ : semaphore.cpu_).flat_mode != 0) {
-      return tickets_taken(semaphore.flat_.semaphore);
-    }
+    if (semaphore.is_flat(semaphore.running_side())) return tickets_taken(semaphore.flat_.semaphore);
     return tickets_taken_on(semaphore, running_on_device() ? side::gpu : side::cpu);
   }
   /// Tickets taken on `which` side's pool.
@@ -247,7 +245,8 @@ struct test_access {
   template <cuda::std::ptrdiff_t Max, class Backoff>
   static cuda::std::int64_t count(basic_partitioned_semaphore<Max, Backoff>& semaphore)
   {
-    if (semaphore.cpu_.flat_mode != 0) return count(semaphore.flat_.semaphore);
+    using side_kind = typename basic_partitioned_semaphore<Max, Backoff>::side_kind;
+    if (semaphore.is_flat(side_kind::cpu)) return count(semaphore.flat_.semaphore);
     return pool_count(semaphore, side::cpu) + pool_count(semaphore, side::gpu);
   }
   template <cuda::std::ptrdiff_t Max, class Backoff>
