@@ -28,8 +28,15 @@
  *                           writer, so it is the same step)
  * Memory words: per side (0 = CPU, 1 = GPU) tickets_taken and tickets_served (64-bit, here
  * modulo TM = threads per side + 1, so they wrap on every few entries; queued() is their
- * wrapping difference), top_state and passes (plain, written only by the side's local
- * holder); the top lock's interested[0], interested[1] and turn.
+ * wrapping difference), top_state and passes (written only by the side's local holder);
+ * the top lock's interested[0], interested[1] and turn. In the code top_state and passes
+ * are the low bits of tickets_served: lock() returns them from the poll that shows the
+ * turn, a holder changes them with the add that serves the next ticket (or with an add of
+ * their own, change_state(), when it takes the top lock). The model keeps them as words
+ * of their own, written just before the serving store and read just after the poll. That
+ * admits every interleaving of the code: only the local holder writes them, so nothing
+ * can change them between the model's two steps, and the code's one step is the model's
+ * two with nothing in between.
  * try_lock(), try_lock_for() and the group overloads are not modeled. Their top_state ==
  * top_handed_over branches are never taken: a handover happens only with a thread queued
  * behind (queued() > 1), so after it the local lock goes to that lock() caller, and a

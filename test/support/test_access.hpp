@@ -39,8 +39,10 @@ struct test_access {
   template <class Backoff>
   static void start_tickets_at(basic_cohort_mutex<Backoff>& lock, cuda::std::uint64_t ticket)
   {
-    lock.cpu_.local.tickets_taken = lock.cpu_.local.tickets_served = ticket;
-    lock.gpu_.local.tickets_taken = lock.gpu_.local.tickets_served = ticket;
+    // The served words carry the holders' state below the ticket (0: top lock free).
+    constexpr unsigned state_bits = basic_cohort_mutex<Backoff>::holder_state_bits;
+    lock.cpu_.local.tickets_taken = lock.gpu_.local.tickets_taken = ticket;
+    lock.cpu_.local.tickets_served = lock.gpu_.local.tickets_served = ticket << state_bits;
   }
 
   /// Keeps every phase on the central word, as on a link with native host atomics.

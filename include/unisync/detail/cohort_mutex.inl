@@ -43,10 +43,17 @@ template <class Backoff>
 template <class Side>
 UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::lock_on(Side& side, side_id me)
 {
-  side.local.lock();
-  // top_state was written by the previous local holder, under the local lock.
-  if (side.top_state == top_held) return;
-  if (side.top_state == top_free) {
+  // The state the previous local holder left, read with the poll that showed the turn.
+  cuda::std::uint64_t const state = side.local.lock();
+  if (top_of(state) == top_held) return;
+  take_top(side, me, state);
+}
+
+template <class Backoff>
+template <class Side>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::take_top(Side& side, side_id me, cuda::std::uint64_t state)
+{
+  if (top_of(state) == top_free) {
     announce_interest(me);
   } else {
     // Handed over with this side's interest kept: order the handover's turn store before
@@ -54,27 +61,16 @@ UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::lock_on(Side& side, side_i
     cuda::atomic_thread_fence(detail::memory_order_seq_cst, cuda::thread_scope_system);
   }
   detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_top(me, order); });
-  side.top_state = top_held;
-  side.passes = 0;
+  side.local.change_state(state, holder_state(top_held, 0));
 }
 
 template <class Backoff>
 template <class Side>
 UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock_on(Side& side, side_id me)
 {
-  if (!side.local.try_lock()) return false;
-  if (side.top_state == top_held) return true;
-  if (side.top_state == top_free) announce_interest(me);
-  if (forecast_to_top(me, detail::memory_order_acquire) == 0) {
-    side.top_state = top_held;
-    side.passes = 0;
-    return true;
-  }
-  // Withdrawing lets the other side in, as Peterson allows; a handed-over interest is kept
-  // for the threads queued behind.
-  if (side.top_state == top_free) release_top(me);
-  side.local.unlock();
-  return false;
+  cuda::std::uint64_t state = 0;
+  if (!side.local.try_lock(&state)) return false;
+  return try_top(side, me, state, [&] { return forecast_to_top(me, detail::memory_order_acquire) == 0; });
 }
 
 template <class Backoff>
@@ -84,16 +80,28 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock_within_on(Side& s
 {
   detail::deadline const limit = detail::deadline::after(timeout_ns);
   if (!side.local.try_lock_within(timeout_ns)) return false;
-  if (side.top_state == top_held) return true;
-  if (side.top_state == top_free) announce_interest(me);
-  if (detail::wait_for_turn_until<Backoff>(limit,
-                                           [&](cuda::std::memory_order order) { return forecast_to_top(me, order); })) {
-    side.top_state = top_held;
-    side.passes = 0;
+  return try_top(side, me, side.local.view_as_holder().state, [&] {
+    return detail::wait_for_turn_until<Backoff>(limit,
+                                                [&](cuda::std::memory_order order) { return forecast_to_top(me, order); });
+  });
+}
+
+template <class Backoff>
+template <class Side, class WaitForTop>
+UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_top(Side& side, side_id me, cuda::std::uint64_t state,
+                                                              WaitForTop wait_for_top)
+{
+  // The local lock is held; `state` is what its previous holder left.
+  if (top_of(state) == top_held) return true;
+  if (top_of(state) == top_free) announce_interest(me);
+  if (wait_for_top()) {
+    side.local.change_state(state, holder_state(top_held, 0));
     return true;
   }
-  if (side.top_state == top_free) release_top(me);
-  side.local.unlock();
+  // Withdrawing lets the other side in, as Peterson allows; a handed-over interest is kept
+  // for the threads queued behind.
+  if (top_of(state) == top_free) release_top(me);
+  side.local.unlock(state, state);
   return false;
 }
 
@@ -101,28 +109,28 @@ template <class Backoff>
 template <class Side>
 UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_on(Side& side, side_id me)
 {
-  UNISYNC_ASSERT(side.top_state == top_held && side.local.queued() != 0,
-                 "unlock() of a cohort_mutex not held by this side");
-  bool const waiter_behind = side.local.queued() > 1;
-  if (waiter_behind && side.passes < pass_bound) {
-    ++side.passes;  // pass within the side: the top lock stays with it
+  detail::ticket_holder_view const view = side.local.view_as_holder();
+  UNISYNC_ASSERT(top_of(view.state) == top_held && view.queued != 0, "unlock() of a cohort_mutex not held by this side");
+  bool const waiter_behind = view.queued > 1;
+  cuda::std::uint32_t const passes = passes_of(view.state);
+  cuda::std::uint64_t next = holder_state(top_held, 0);
+  if (waiter_behind && passes < pass_bound) {
+    next = holder_state(top_held, passes + 1);  // pass within the side: the top lock stays with it
   } else if (!waiter_behind) {
-    side.top_state = top_free;
-    side.passes = 0;
+    next = holder_state(top_free, 0);
     release_top(me);
   } else if (interested(static_cast<side_id>(1 - me)).load(detail::memory_order_relaxed) == 0) {
-    side.passes = 0;  // the bound is reached but nobody on the other side waits: carry on
+    // The bound is reached but nobody on the other side waits: carry on (next as set).
   } else {
     // The bound is reached and the other side waits: hand the top lock over, keeping this
     // side's interest for the threads queued behind, so the other side gets one turn and
     // this side is next. Released: the other side's entry synchronizes with it. The
     // interest is already ordered before this turn store: the fence that followed its
     // store in announce_interest() happens before it, through the local lock.
-    side.top_state = top_handed_over;
-    side.passes = 0;
+    next = holder_state(top_handed_over, 0);
     detail::atomic_at<cuda::thread_scope_system>(top_.turn).store(1 - me, detail::memory_order_release);
   }
-  side.local.unlock();
+  side.local.unlock(view.state, next);
 }
 
 template <class Backoff>
