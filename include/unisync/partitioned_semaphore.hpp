@@ -99,16 +99,19 @@ namespace unisync {
  * system-scope atomic costs less than a handshake across the link. Without the advice
  * it is still correct, only slower.
  *
- * When to choose it: CPU and GPU threads together over PCIe. Measured on an H200 machine
- * (benchmark/results/h200-partitioned-semaphore-side-copies) it serves more acquisitions
- * per second than libcu++'s unfair semaphore in 24 of 30 mixed cells at N = 1 and 26 of
- * 30 at N = 8, with longest waits of at most 4.2 ms against libcu++'s up to 103 ms; it
- * loses where one CPU thread shares it with many blocks (README, Known limits).
+ * When to choose it: CPU and GPU threads together over PCIe, where waits must stay
+ * bounded. In the full H100 run (benchmark/results/h100) it served more acquisitions per
+ * second than libcu++'s unfair semaphore in 26 of 30 mixed cells at N = 8 and in none at
+ * N = 1 (1.03-3.1x slower there, most where one CPU thread shares it with many blocks),
+ * with longest waits of at most 7.1 ms against libcu++'s 30-102 ms at N = 1; on an H200
+ * machine (benchmark/results/h200-partitioned-semaphore-side-copies) it led 24 of 30 at
+ * N = 1, libcu++'s semaphore running 1.7x slower there. The flat semaphore across the link
+ * is slower in every mixed cell (1.2-540x; README, Known limits).
  * For threads of one side alone its local path is basic_counting_semaphore's algorithm
  * (plus one load of the link per T acquisitions) at system scope, which the steal needs:
- * there GPU blocks alone did 0.48-0.72x of the flat semaphore's pairs/s, CPU threads
- * alone 0.75-1.21x; for one side alone use basic_counting_semaphore (at device scope for
- * GPU threads).
+ * there GPU blocks alone did 0.51-0.71x of the flat semaphore's pairs/s, CPU threads
+ * alone 0.75-1.13x (H100); for one side alone use basic_counting_semaphore (at device
+ * scope for GPU threads).
  *
  * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
  *                       `semaphore_max`.
