@@ -78,7 +78,9 @@ struct tuning {
   /// machine, flat counting_semaphore alone, N = 1: 9.3e6 pairs/s on one CPU thread, 8.4e5
   /// on one block): longer CPU turns raise the pairs per second of a mixed cell. Measured
   /// (benchmark/results/h100-new-types, N = 8, 2-15 CPU threads x 8-528 blocks): the CPU
-  /// side took 0.46-0.71 of the acquisitions; untuned otherwise.
+  /// side took 0.46-0.71 of the acquisitions. Turns of 256 / 128 measured 0.99x (N = 1)
+  /// and 0.98x (N = 8) in mixed cells, 192 / 64 1.10x and 0.95x with a wait past 10 ms
+  /// (H100, benchmark/results/h100-semaphore-turns).
   static constexpr cuda::std::uint32_t cpu_turn_acquisitions = 128;
   /// The same for the GPU side: a turn of 64 GPU acquisitions (about 70 us at 1.1 us per
   /// handoff) is many times the 4-6 us a permit takes across the link and back.
