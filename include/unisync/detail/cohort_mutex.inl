@@ -79,8 +79,9 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock_within_on(Side& s
                                                                       cuda::std::uint64_t timeout_ns)
 {
   detail::deadline const limit = detail::deadline::after(timeout_ns);
-  if (!side.local.try_lock_within(timeout_ns)) return false;
-  return try_top(side, me, side.local.view_as_holder().state, [&] {
+  cuda::std::uint64_t state = 0;
+  if (!side.local.try_lock_within(timeout_ns, &state)) return false;
+  return try_top(side, me, state, [&] {
     return detail::wait_for_turn_until<Backoff>(limit,
                                                 [&](cuda::std::memory_order order) { return forecast_to_top(me, order); });
   });

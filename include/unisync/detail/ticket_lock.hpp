@@ -90,12 +90,12 @@ struct ticket_lock {
     add_to_served(state_next - state_now, memory_order_relaxed);
   }
 
-  /// Retries try_lock() until it succeeds or the timeout passes: never takes a ticket. A
-  /// timeout of zero tries once.
-  UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns)
+  /// Retries try_lock(state) until it succeeds or the timeout passes: never takes a
+  /// ticket. A timeout of zero tries once.
+  UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns, cuda::std::uint64_t* state = nullptr)
   {
     return wait_for_turn_within<Backoff>(timeout_ns, [&](cuda::std::memory_order) {
-      if (try_lock()) return 0u;
+      if (try_lock(state)) return 0u;
       // Pause as if queued behind everyone now waiting.
       return forecast_ns(saturated_count(queued()), Backoff::tuning::ticket_handoff_ns);
     });
