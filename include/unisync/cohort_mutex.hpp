@@ -142,6 +142,14 @@ class basic_cohort_mutex {
 
  private:
   friend struct detail::test_access;
+  template <cuda::thread_scope, class>
+  friend class basic_shared_mutex;
+
+  /// unlock(), which first calls `before_release(bool)` with whether the lock goes next to
+  /// a thread of the holder's side (one that has queued: timed tries never queue), while
+  /// the holder still holds it.
+  template <class BeforeRelease>
+  UNISYNC_HOST_DEVICE void unlock_after(BeforeRelease before_release);
 
   /// Which side of the link a thread is on; also its index in the top lock.
   enum side_id : cuda::std::uint32_t { cpu_side = 0, gpu_side = 1 };
@@ -198,8 +206,8 @@ class basic_cohort_mutex {
   UNISYNC_HOST_DEVICE bool try_top(Side& side, side_id me, cuda::std::uint64_t state, WaitForTop wait_for_top);
   template <class Side>
   UNISYNC_HOST_DEVICE bool try_lock_on(Side& side, side_id me);
-  template <class Side>
-  UNISYNC_HOST_DEVICE void unlock_on(Side& side, side_id me);
+  template <class Side, class BeforeRelease>
+  UNISYNC_HOST_DEVICE void unlock_on(Side& side, side_id me, BeforeRelease before_release);
   template <class Side>
   UNISYNC_HOST_DEVICE bool try_lock_within_on(Side& side, side_id me, cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);

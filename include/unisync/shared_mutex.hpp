@@ -19,6 +19,17 @@
 
 namespace unisync {
 
+namespace detail {
+/// A waiting policy that waits as `Backoff` does and whose tuning differs only in the cohort
+/// mutex's pass bound: for a cohort mutex used inside another primitive.
+template <class Backoff, cuda::std::uint32_t PassBound>
+struct with_cohort_pass_bound : Backoff {
+  struct tuning : Backoff::tuning {
+    static constexpr cuda::std::uint32_t cohort_pass_bound = PassBound;
+  };
+};
+}  // namespace detail
+
 /**
  * @brief std::shared_timed_mutex for CPU and GPU threads: many readers or one writer, with
  * starvation bounds both ways. The motivating use is a read-mostly table that GPU kernels
@@ -30,7 +41,12 @@ namespace unisync {
  * seq_cst order, the reader sees the closed gate or the writer sees the registration).
  * Phase-fair: a reader that finds the gate closed by writer k declares itself late for k (a
  * counter per writer parity, in the reader word) and keeps its registration, so writer k
- * does not wait for it and writer k + 1 does.
+ * does not wait for it and writer k + 1 does. Writers batch: a writer that leaves while
+ * another writer has queued behind it for the writers' lock (at system scope, one of its
+ * own side, to which the cohort passes the lock) leaves the gate closed for it (at most
+ * `tuning::shared_mutex_writer_batch` writers per closed gate), so the next writer skips
+ * the close and the drain, and the readers late for the gate stay late until the batch's
+ * last writer reopens it.
  *
  * Scopes. `thread_scope_system` is side-partitioned, the platform-aware design for GPUs
  * without native host atomics (PCIe): CPU readers add to a word on a host-resident page, GPU
@@ -44,7 +60,9 @@ namespace unisync {
  * for them. The copies start kept (and open), so that GPU readers that come before any
  * writer read them; the first writer that finds no request drops them, once, and a GPU
  * reader that finds its copy not kept asks, and reads the gate. The
- * writers' lock is a `basic_cohort_mutex`. A writer reads the CPU word itself
+ * writers' lock is a `basic_cohort_mutex` that passes within a side at most
+ * `tuning::shared_mutex_writer_pass_bound` times in a row while the other side's writers
+ * wait (a side's queued writers hold its readers back too). A writer reads the CPU word itself
  * (across the link from the GPU) and, from the GPU, the GPU word; a CPU writer cannot read
  * the device page without a page fault (about 1 ms), so the GPU side mirrors what CPU writers
  * need into a host-resident report, by stores only: "GPU readers present", published before
@@ -61,10 +79,12 @@ namespace unisync {
  * Progress (checked in test/models/shared_mutex.pml): writers among themselves as the
  * writers' lock (cohort_mutex's bounded bypass at system scope, FIFO at device scope). Once
  * a writer has closed the gate it waits only for readers registered before its fence, each
- * for at most one critical section: a stream of readers cannot hold it back. A reader
- * waits, from the fence after its registration, for at most one writer's critical section
- * (the writer it found, or a writer that found its registration already visible): a stream
- * of writers cannot hold it back either. Readers overlap freely. One GPU thread's bookkeeping
+ * for at most one critical section: a stream of readers cannot hold it back (a writer that
+ * inherits the closed gate waits for no reader). A reader waits, from the fence after its
+ * registration, for at most one batch of writers' critical sections
+ * (`shared_mutex_writer_batch`: the batch it found, or a batch whose first writer found
+ * its registration already visible): a stream of writers cannot hold it back either.
+ * Readers overlap freely. One GPU thread's bookkeeping
  * of the report is lock-free, not wait-free: it lets go of the transition bit with an
  * exchange that fails on any change of the GPU word, so a stream of other GPU readers'
  * registrations can keep it looking again (the model shows the cycle; each try is one
@@ -72,7 +92,9 @@ namespace unisync {
  *
  * Memory ordering: everything a writer did before unlock() is visible to every later
  * holder, shared or exclusive, after its lock returns; everything a reader did in its
- * shared section is visible to the next writer. The gate's stores (and its copies', after
+ * shared section is visible to the next writer. Within a batch the writers' lock orders
+ * each writer's section before the next one's, and the count it hands on; the batch's last
+ * writer reopens the gate for all of them. The gate's stores (and its copies', after
  * one release fence) are releases and readers load it (or their copy) with acquire; each
  * copy's stores come before the gate's, so that a GPU thread that acquires the gate and
  * then releases the GPU word orders the copies before every later GPU registration; readers' exits are releases on their word, and the writer loads the
@@ -102,7 +124,8 @@ class basic_shared_mutex {
 
   /// Blocks until the calling thread holds the mutex exclusively. Preconditions: it holds
   /// it in neither mode. Progress: as the writers' lock, then waits only for readers
-  /// already registered. Cost: the writers' lock, a store to the gate, a seq_cst fence, and
+  /// already registered. Cost: the writers' lock and a load of its batch count; unless the
+  /// previous writer left the gate closed for it, a store to the gate, a seq_cst fence, and
   /// polls of each side's reader word (or the GPU's report from the CPU).
   UNISYNC_HOST_DEVICE void lock();
   /// Takes the mutex exclusively if no one holds it in either mode and no writer waits;
@@ -110,13 +133,14 @@ class basic_shared_mutex {
   /// after it reopens, as after a writer.
   UNISYNC_HOST_DEVICE bool try_lock();
   /// Releases the exclusive hold. Preconditions: the calling thread holds it (debug
-  /// builds check that the gate is closed and the writers' lock held). Cost: one release
-  /// store to the gate and the writers' lock's unlock.
+  /// builds check that the gate is closed and the writers' lock held). Cost: a look at
+  /// the writers' lock's queue, one release store to the gate (none when it leaves the gate
+  /// closed for a queued writer) and the writers' lock's unlock.
   UNISYNC_HOST_DEVICE void unlock();
 
   /// Blocks until the calling thread holds the mutex shared. Preconditions: it holds it in
-  /// neither mode. Progress: waits for at most one writer's critical section (see the
-  /// class). Cost without a writer: one read-modify-write on its side's word (its stripe
+  /// neither mode. Progress: waits for at most one batch of writers' critical sections
+  /// (see the class). Cost without a writer: one read-modify-write on its side's word (its stripe
   /// at device scope), a seq_cst fence at `Scope` and one load of the gate (on the GPU at
   /// system scope, across the link).
   UNISYNC_HOST_DEVICE void lock_shared();
@@ -224,9 +248,13 @@ class basic_shared_mutex {
   static constexpr cuda::std::uint32_t stripe_count =
       partitioned ? 1u : Backoff::tuning::shared_mutex_reader_stripes;
 
-  /// The writers' lock: the cohort mutex across the link, a ticket lock within one scope.
+  /// The writers' lock: the cohort mutex across the link (passing within a side at most
+  /// `shared_mutex_writer_pass_bound` times in a row), a ticket lock within one scope.
   using writer_lock =
-      cuda::std::conditional_t<partitioned, basic_cohort_mutex<Backoff>, detail::ticket_lock<Scope, Backoff>>;
+      cuda::std::conditional_t<partitioned,
+                               basic_cohort_mutex<detail::with_cohort_pass_bound<
+                                   Backoff, Backoff::tuning::shared_mutex_writer_pass_bound>>,
+                               detail::ticket_lock<Scope, Backoff>>;
 
   /// One reader word on a 128-byte line of its own.
   struct reader_line {
@@ -235,15 +263,22 @@ class basic_shared_mutex {
     alignas(detail::cache_line_size) cuda::std::uint64_t word = 0;
   };
 
-  /// The CPU's reader word, on a host page (system scope).
+  /// The CPU's reader word and its writers' batch count, on a host page (system scope).
   struct alignas(detail::page_size) cpu_part {
     reader_line readers;
+    // How many writers in a row have held the closed gate after the one that closed it,
+    // when the writers' lock passed within this side (see keeps_gate_for_successor). Written
+    // and read by this side's writers' lock holders.
+    alignas(detail::cache_line_size) cuda::std::uint32_t inherited_writers = 0;
   };
-  /// The GPU's reader word and the report's bookkeeping, on a device page (system scope).
+  /// The GPU's reader word, the report's bookkeeping and the GPU writers' batch count, on a
+  /// device page (system scope).
   struct alignas(detail::page_size) gpu_part {
     reader_line readers;
     // The last closed gate reported drained; written by the transition bit's holder only.
     alignas(detail::cache_line_size) cuda::std::uint64_t reported_gate = 0;
+    // As cpu_part::inherited_writers, for the GPU's writers.
+    alignas(detail::cache_line_size) cuda::std::uint32_t inherited_writers = 0;
   };
   static constexpr cuda::std::uint32_t gate_copies = partitioned ? Backoff::tuning::shared_mutex_gate_copies : 1u;
   // Marks a copy of the gate that writers keep (gate values never reach bit 63).
@@ -276,8 +311,9 @@ class basic_shared_mutex {
   /// Every other scope: the stripes and the gate in one memory.
   struct striped_state {
     reader_line stripes[partitioned ? 1 : Backoff::tuning::shared_mutex_reader_stripes];
-    // As link_part::gate.
+    // As link_part::gate and cpu_part::inherited_writers.
     alignas(detail::cache_line_size) cuda::std::uint64_t gate = 0;
+    alignas(detail::cache_line_size) cuda::std::uint32_t inherited_writers = 0;
   };
   struct partitioned_state {
     cpu_part cpu;
@@ -322,6 +358,9 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE cuda::std::uint64_t close_gate();
   UNISYNC_HOST_DEVICE void store_gate(cuda::std::uint64_t value);
   UNISYNC_HOST_DEVICE void reopen_gate(cuda::std::uint64_t closed_gate);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t& inherited_writers() noexcept;
+  UNISYNC_HOST_DEVICE bool inherits_closed_gate();
+  UNISYNC_HOST_DEVICE bool keeps_gate_for_successor(bool next_holder_on_this_side);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_drain(cuda::std::uint64_t gate, cuda::std::memory_order order);
   UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);
 

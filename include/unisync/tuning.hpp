@@ -125,6 +125,21 @@ struct tuning {
   /// blocks of one GPU reader, 99% reads: 1.2e5 sections/s with one line (a gate load took
   /// 40-60 us), 9.4e5 with 16 copies, 2.5e6 with 32, 4.4e6 with 64; writers store every copy.
   static constexpr cuda::std::uint32_t shared_mutex_gate_copies = 128;
+  /// At most this many writers in a row hold a shared_mutex under one closed gate (each
+  /// leaves it closed for a writer of its side queued behind it), so a reader waits for at
+  /// most this many writers' sections. 1: every writer closes and reopens the gate itself,
+  /// paying a round of the readers (and, across the link, its crossings) per writer. H100,
+  /// 99% reads, sections/s with this and the pass bound below against neither
+  /// (benchmark/results/h100-shared-mutex-writer-batch): 4 CPU threads x 132 blocks 2.15e6
+  /// against 9.6e5, GPU blocks alone at device scope
+  /// 2.2e7 against 1.2e7 (132) and 3.6e7 against 1.2e7 (528). 8 measured close to 32 with
+  /// CPU threads, below it at device scope (90% reads, 132 blocks: 4.0e6 against 5.2e6).
+  static constexpr cuda::std::uint32_t shared_mutex_writer_batch = 32;
+  /// The system-scope shared_mutex's writers' lock (a cohort mutex) passes within one side
+  /// at most this many times in a row while the other side's writers wait: a side's queued
+  /// writers hold its readers back too, so with the cohort's 64 the CPU side got 3-7% of
+  /// the sections at 99% reads (4 CPU threads x 132 blocks), 54% with 4 and the batch.
+  static constexpr cuda::std::uint32_t shared_mutex_writer_pass_bound = 4;
 };
 
 }  // namespace unisync

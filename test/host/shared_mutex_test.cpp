@@ -238,35 +238,45 @@ TEST(HostSharedMutexAcrossSides, GpuReaderLateForACopyIsReportedDrainedOnceTheGa
   EXPECT_EQ(access::reader_words(mutex), 0u);
 }
 
-// Readers are not starved by writers: a reader that finds writer 1 inside, with writer 2
-// queued on the writers' lock, enters before writer 2's section.
-TEST(HostSharedMutexAcrossSides, ReaderWaitsForOneWriterOnly)
+// Readers are not starved by writers, and writers queued behind a writer share its closed
+// gate: a reader that finds writer 1 inside, with writers 2, 3, ... queued in that order on
+// the writers' lock, enters after the batch of shared_mutex_writer_batch writers (writer 1
+// included) and before the writer after it.
+TEST(HostSharedMutexAcrossSides, ReaderWaitsForOneBatchOfWritersOnly)
 {
+  constexpr unsigned batch = unisync::tuning::shared_mutex_writer_batch;
   for (side as : {side::cpu, side::gpu}) {
     unisync::shared_mutex mutex;
-    std::atomic<int> order{0};
-    std::atomic<int> reader_place{0};
-    std::atomic<int> writer_place{0};
+    std::atomic<unsigned> order{0};
+    std::atomic<unsigned> reader_place{0};
+    std::vector<unsigned> writer_places(batch + 1, 0);  // [k]: writer k + 1's place
     mutex.lock();
     std::thread reader([&] {
       access::lock_shared_as(mutex, as);
       reader_place = ++order;
-      std::this_thread::sleep_for(20ms);  // writer 2 would run now if it could
+      std::this_thread::sleep_for(20ms);  // the writer after the batch would run now if it could
       access::unlock_shared_as(mutex, as);
     });
     ASSERT_TRUE(unisync::test::eventually([&] { return access::late_readers(mutex) == 1; }));
-    auto const tickets = access::writer_tickets(mutex);
-    std::thread writer([&] {
-      mutex.lock();
-      writer_place = ++order;
-      mutex.unlock();
-    });
-    ASSERT_TRUE(unisync::test::eventually([&] { return access::writer_tickets(mutex) != tickets; }));
+    std::vector<std::thread> writers;
+    for (unsigned writer = 1; writer <= batch; ++writer) {
+      auto const tickets = access::writer_tickets(mutex);
+      writers.emplace_back([&, writer] {
+        mutex.lock();
+        writer_places[writer] = ++order;
+        mutex.unlock();
+      });
+      ASSERT_TRUE(unisync::test::eventually([&] { return access::writer_tickets(mutex) != tickets; }));
+    }
     mutex.unlock();
     reader.join();
-    writer.join();
-    EXPECT_EQ(reader_place.load(), 1) << "writer 2 went first: the reader waited for more than one writer";
-    EXPECT_EQ(writer_place.load(), 2);
+    for (auto& writer : writers) writer.join();
+    for (unsigned writer = 1; writer < batch; ++writer) {
+      EXPECT_EQ(writer_places[writer], writer) << "writer " << writer + 1 << " did not inherit the closed gate";
+    }
+    EXPECT_EQ(reader_place.load(), batch) << "the reader waited for more than a batch of writers";
+    EXPECT_EQ(writer_places[batch], batch + 1);
+    EXPECT_EQ(access::reader_words(mutex), 0u);
   }
 }
 

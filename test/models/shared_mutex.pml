@@ -16,19 +16,27 @@
  *                       after a gate load validated by a no-op exchange (look again while
  *                       only late readers are left and the gate is open), release the bit
  *                       with an exchange that fails on any change
- *   lock (writer)       writers' lock; store_gate(gate + 1): each GPU reader's copy of the
- *                       gate, then the gate; fence; wait until every side is
- *                       drained: CPU word read directly; GPU word read directly by a GPU
- *                       writer, through the report (not present, or drained for g) by a
- *                       CPU writer
- *   unlock (writer)     store_gate(gate + 1) as above; writers' lock released
+ *   lock (writer)       writers' lock; if the previous writer left the gate closed for
+ *                       it (inherited), in at once; else store_gate(gate + 1): each GPU
+ *                       reader's copy of the gate, then the gate; fence; wait until every
+ *                       side is drained: CPU word read directly; GPU word read directly by
+ *                       a GPU writer, through the report (not present, or drained for g)
+ *                       by a CPU writer
+ *   unlock (writer)     if another writer has queued for the writers' lock and fewer than
+ *                       BATCH writers have held this closed gate, inherited + 1 and the
+ *                       gate stays closed (keeps_gate_for_successor); else inherited = 0
+ *                       and store_gate(gate + 1) as above; writers' lock released
  * GPU readers load their own copy of the gate (load_reader_gate(): one host line per block),
  * CPU readers and the report holder the gate itself; each GPU reader of the model has a
  * copy of its own (the worst case: copies updated at different times). The copies start
  * kept (and open); writers keep them once a GPU reader has asked (wanted), and without a
  * request the first writer drops them; a GPU reader whose copy is not kept asks and reads
  * the gate, and keeps to the word it read within one call.
- * The writers' lock is an abstract mutex (its own model is cohort_mutex.pml). The gate
+ * The writers' lock is an abstract mutex (its own model is cohort_mutex.pml) whose waiters
+ * say they have queued (a taken ticket: they will hold it); BATCH (default 2) writers at
+ * most hold one closed gate. The code keeps the count on each side's own page and batches
+ * only when the cohort passes within the side (its next holder reads that side's count);
+ * the model's one count, handed to whichever writer queued, allows more interleavings. The gate
  * counts modulo GM = 4 (slot((g + 1) / 2 mod 2) stays consistent across the wrap), reported
  * gates too; a reported gate is never ahead of the gate, so "newer" is "different". A compare-and-swap compares the
  * word's fields, as the code compares its value.
@@ -49,8 +57,8 @@
  * Checks (--safety): no writer beside any other holder; with SC the bounds:
  *   writer  once a writer has closed the gate, each reader enters at most once before the
  *           writer does (it waits only for readers already registered)
- *   reader  from its fence, a reader sees at most one writer's section start before it
- *           enters
+ *   reader  from its fence, a reader sees at most BATCH writers' sections start before
+ *           it enters (one batch)
  * --ltl rlive0 / wlive0: a registered reader 0 (CPU) / the CPU writer eventually enters;
  * rliveg: the first GPU reader eventually enters.
  * Seeded bugs (each must be caught):
@@ -77,6 +85,12 @@
  *                            report holder reads the closed gate and reports the GPU side
  *                            drained while a GPU reader still finds its copy open and enters
  *                            beside the CPU writer (assertion)
+ *   -DBUG_UNBOUNDED_BATCH    a writer leaves the gate closed whenever another writer has
+ *                            queued, however many have held it: two writers starve the
+ *                            readers (reader bound, assertion)
+ *   -DBUG_KEEP_WITHOUT_QUEUE a writer leaves the gate closed for a successor that has not
+ *                            queued (-DNO_GPU_WRITER -DWRITER_ROUNDS=1: nobody comes, and
+ *                            the readers wait forever: deadlock)
  *   -DBUG_NO_DROP            writers without a request leave the copies as they found
  *                            them: a GPU reader reads its copy, kept and open from the
  *                            start, while a writer that has closed only the gate is inside
@@ -156,6 +170,11 @@ bool report_present;
 byte report_gate;
 /* the writers' lock */
 bool wlock;
+bool queued[2];                               /* writer w has taken its ticket */
+#ifndef BATCH
+#define BATCH 2
+#endif
+byte inherited;                               /* link_part::inherited_writers */
 
 #if defined(WEAK_MEMORY)
 bool gate_pending[2];                         /* writer w's gate store not yet visible */
@@ -342,7 +361,7 @@ proctype reader(byte r) {
        assert(writers_in == 0);
        readers_in++;
 #if !defined(WEAK_MEMORY)
-       assert(writer_sections_seen[r] <= 1);
+       assert(writer_sections_seen[r] <= BATCH);
        w = 0;
        do
        :: w < 2 ->
@@ -412,7 +431,7 @@ inline buffer_gate(v) {
 
 proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
   byte g, j;
-  bool keep, drop;
+  bool keep, drop, pass_on;
 #if defined(WRITER_ROUNDS)
   byte rounds = 0;
 #endif
@@ -423,24 +442,31 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
 #else
   ::
 #endif
-     atomic { !wlock -> wlock = true };
+     queued[w] = true;
+     atomic { !wlock -> wlock = true; queued[w] = false };
+     if
+     :: inherited > 0 -> g = gate                            /* closed, and drained */
+     :: else ->
 #if defined(WEAK_MEMORY)
-     atomic { g = (GATE_SEEN_BY_WRITER(w) + 1) % GM; buffer_gate(g);
-              draining[w] = true; FORGET_OLD(g) };
+        atomic { g = (GATE_SEEN_BY_WRITER(w) + 1) % GM; buffer_gate(g);
+                 draining[w] = true; FORGET_OLD(g) };
 #if !defined(BUG_NO_WRITER_FENCE)
-     atomic { FLUSHED(w) };                                  /* fence */
+        atomic { FLUSHED(w) };                               /* fence */
 #endif
 #else
-     g = (gate + 1) % GM;
-     store_gate(g, true);
+        g = (gate + 1) % GM;
+        store_gate(g, true);
 #endif
-     /* wait until drained */
-     atomic {
-       DRAINED(0, g) &&
-       ((w == 1 && DRAINED(1, g)) || (w == 0 && (!report_present || report_gate == g))) ->
+        /* wait until drained */
+        atomic {
+          DRAINED(0, g) &&
+          ((w == 1 && DRAINED(1, g)) || (w == 0 && (!report_present || report_gate == g))) ->
+          draining[w] = false
+        }
+     fi;
+     atomic {                                                /* enter */
        assert(writers_in == 0 && readers_in == 0);
        writers_in++;
-       draining[w] = false;
        j = 0;
        do
        :: j < NR ->
@@ -454,13 +480,35 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
        od
      };
      atomic { assert(readers_in == 0); writers_in-- };
-#if defined(WEAK_MEMORY)
-     atomic { FLUSHED(w) -> buffer_gate((g + 1) % GM) };
-     atomic { FLUSHED(w) -> wlock = false }                  /* the lock's release orders it */
+     /* keeps_gate_for_successor(): one look at the queue and the count */
+#if defined(BUG_UNBOUNDED_BATCH)
+     atomic { pass_on = queued[1 - w] };
+#elif defined(BUG_KEEP_WITHOUT_QUEUE)
+     atomic { pass_on = inherited + 1 < BATCH };
 #else
-     store_gate((g + 1) % GM, false);
-     wlock = false
+     atomic { pass_on = queued[1 - w] && inherited + 1 < BATCH };
 #endif
+     if
+     :: pass_on -> inherited++;                              /* BUG_UNBOUNDED_BATCH: saturates */
+        if
+        :: inherited > BATCH -> inherited = BATCH
+        :: else -> skip
+        fi;
+        pass_on = false;
+#if defined(WEAK_MEMORY)
+        atomic { FLUSHED(w) -> wlock = false }
+#else
+        wlock = false
+#endif
+     :: else -> inherited = 0;
+#if defined(WEAK_MEMORY)
+        atomic { FLUSHED(w) -> buffer_gate((g + 1) % GM) };
+        atomic { FLUSHED(w) -> wlock = false }               /* the lock's release orders it */
+#else
+        store_gate((g + 1) % GM, false);
+        wlock = false
+#endif
+     fi
   od
 }
 

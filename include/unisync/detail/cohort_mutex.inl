@@ -25,10 +25,17 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock()
 template <class Backoff>
 UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock()
 {
+  unlock_after([](bool) {});
+}
+
+template <class Backoff>
+template <class BeforeRelease>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_after(BeforeRelease before_release)
+{
   if (detail::running_on_device()) {
-    unlock_on(gpu_, gpu_side);
+    unlock_on(gpu_, gpu_side, before_release);
   } else {
-    unlock_on(cpu_, cpu_side);
+    unlock_on(cpu_, cpu_side, before_release);
   }
 }
 
@@ -107,8 +114,8 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_top(Side& side, side_i
 }
 
 template <class Backoff>
-template <class Side>
-UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_on(Side& side, side_id me)
+template <class Side, class BeforeRelease>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_on(Side& side, side_id me, BeforeRelease before_release)
 {
   detail::ticket_holder_view const view = side.local.view_as_holder();
   UNISYNC_ASSERT(top_of(view.state) == top_held && view.queued != 0, "unlock() of a cohort_mutex not held by this side");
@@ -117,12 +124,16 @@ UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_on(Side& side, side
   cuda::std::uint64_t next = holder_state(top_held, 0);
   if (waiter_behind && passes < pass_bound) {
     next = holder_state(top_held, passes + 1);  // pass within the side: the top lock stays with it
+    before_release(true);
   } else if (!waiter_behind) {
+    before_release(false);
     next = holder_state(top_free, 0);
     release_top(me);
   } else if (interested(static_cast<side_id>(1 - me)).load(detail::memory_order_relaxed) == 0) {
     // The bound is reached but nobody on the other side waits: carry on (next as set).
+    before_release(true);
   } else {
+    before_release(false);
     // The bound is reached and the other side waits: hand the top lock over, keeping this
     // side's interest for the threads queued behind, so the other side gets one turn and
     // this side is next. Released: the other side's entry synchronizes with it. The

@@ -413,6 +413,45 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::reopen_gate(cuda::s
 }
 
 template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint32_t& basic_shared_mutex<Scope, Backoff>::inherited_writers() noexcept
+{
+  if constexpr (partitioned) {
+    // The calling writer's side: a batch never crosses the link (see unlock()).
+    return detail::running_on_device() ? state_.gpu.inherited_writers : state_.cpu.inherited_writers;
+  } else {
+    return state_.inherited_writers;
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::inherits_closed_gate()
+{
+  // Called by a new holder of the writers' lock: its predecessor left the gate closed and
+  // drained for it (relaxed: the writers' lock orders the predecessor's store).
+  return detail::own_side_word<cuda::std::uint32_t>(inherited_writers()).load(detail::memory_order_relaxed) != 0;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::keeps_gate_for_successor(bool next_holder_on_this_side)
+{
+  // A writer whose writers' lock goes next to a writer of its side that has queued (taken
+  // a ticket) leaves the gate closed for it, unless `shared_mutex_writer_batch` writers
+  // have held this gate: the successor skips the close and the drain, a round of the
+  // readers (and at system scope crossings of the link) per writer. Readers that found the
+  // gate closed stay late until the batch's last writer reopens it, so a reader waits for
+  // at most a batch. The count lives on the side's own page, so that a batch of GPU writers
+  // does not cross the link.
+  detail::own_side_word<cuda::std::uint32_t> const inherited(inherited_writers());
+  cuda::std::uint32_t const before = inherited.load(detail::memory_order_relaxed);
+  if (next_holder_on_this_side && before + 1 < Backoff::tuning::shared_mutex_writer_batch) {
+    inherited.store(before + 1, detail::memory_order_relaxed);
+    return true;
+  }
+  if (before != 0) inherited.store(0, detail::memory_order_relaxed);
+  return false;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::forecast_to_drain(
     cuda::std::uint64_t gate, cuda::std::memory_order order)
 {
@@ -444,6 +483,7 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock()
 {
   writers_.lock();
+  if (inherits_closed_gate()) return;
   cuda::std::uint64_t const gate = close_gate();
   detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); });
 }
@@ -452,6 +492,7 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock()
 {
   if (!writers_.try_lock()) return false;
+  if (inherits_closed_gate()) return true;
   cuda::std::uint64_t const gate = close_gate();
   if (forecast_to_drain(gate, detail::memory_order_acquire) == 0) return true;
   reopen_gate(gate);
@@ -471,6 +512,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_within(cud
     taken = writers_.try_lock_within(timeout_ns);
   }
   if (!taken) return false;
+  if (inherits_closed_gate()) return true;
   cuda::std::uint64_t const gate = close_gate();
   if (detail::wait_for_turn_until<Backoff>(
           limit, [&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); })) {
@@ -484,10 +526,21 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_within(cud
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::unlock()
 {
-  cuda::std::uint64_t const gate = detail::atomic_at<Scope>(gate_word()).load(detail::memory_order_relaxed);
-  UNISYNC_ASSERT(closed(gate), "unlock() of a shared_mutex that is not held exclusively");
-  reopen_gate(gate);
-  writers_.unlock();
+  // Only the writers' lock holder writes the gate: the lock orders the value loaded.
+  auto const load_gate = [this] { return detail::atomic_at<Scope>(gate_word()).load(detail::memory_order_relaxed); };
+  UNISYNC_ASSERT(closed(load_gate()), "unlock() of a shared_mutex that is not held exclusively");
+  // Loads the gate only to reopen it: a batch of GPU writers at system scope then never
+  // reads across the link.
+  auto const leave = [&](bool next_holder_on_this_side) {
+    if (!keeps_gate_for_successor(next_holder_on_this_side)) reopen_gate(load_gate());
+  };
+  if constexpr (partitioned) {
+    // The cohort decides whether it passes within the side and says so before it releases.
+    writers_.unlock_after(leave);
+  } else {
+    leave(writers_.queued() > 1);
+    writers_.unlock();
+  }
 }
 
 // ---- group overloads
