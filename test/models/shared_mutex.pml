@@ -442,8 +442,12 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
 #else
   ::
 #endif
+#if BATCH > 1
      queued[w] = true;
      atomic { !wlock -> wlock = true; queued[w] = false };
+#else
+     atomic { !wlock -> wlock = true };                      /* no batch: nobody looks */
+#endif
      if
      :: inherited > 0 -> g = gate                            /* closed, and drained */
      :: else ->
@@ -481,7 +485,9 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
      };
      atomic { assert(readers_in == 0); writers_in-- };
      /* keeps_gate_for_successor(): one look at the queue and the count */
-#if defined(BUG_UNBOUNDED_BATCH)
+#if BATCH == 1 && !defined(BUG_KEEP_WITHOUT_QUEUE)
+     pass_on = false;
+#elif defined(BUG_UNBOUNDED_BATCH)
      atomic { pass_on = queued[1 - w] };
 #elif defined(BUG_KEEP_WITHOUT_QUEUE)
      atomic { pass_on = inherited + 1 < BATCH };
