@@ -36,7 +36,9 @@
  * say they have queued (a taken ticket: they will hold it); BATCH (default 2) writers at
  * most hold one closed gate. The code keeps the count on each side's own page and batches
  * only when the cohort passes within the side (its next holder reads that side's count);
- * the model's one count, handed to whichever writer queued, allows more interleavings. The gate
+ * the model hands its one count to whichever writer queued (here always the other side's),
+ * so that the next holder reads its predecessor's count is assumed, not checked (the code
+ * asserts it in close_gate(), as the model does before a close). The gate
  * counts modulo GM = 4 (slot((g + 1) / 2 mod 2) stays consistent across the wrap), reported
  * gates too; a reported gate is never ahead of the gate, so "newer" is "different". A compare-and-swap compares the
  * word's fields, as the code compares its value.
@@ -174,7 +176,7 @@ bool queued[2];                               /* writer w has taken its ticket *
 #ifndef BATCH
 #define BATCH 2
 #endif
-byte inherited;                               /* link_part::inherited_writers */
+byte inherited;                               /* the sides' inherited_writers, as one */
 
 #if defined(WEAK_MEMORY)
 bool gate_pending[2];                         /* writer w's gate store not yet visible */
@@ -458,6 +460,7 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
         atomic { FLUSHED(w) };                               /* fence */
 #endif
 #else
+        assert(!CLOSED(gate));                               /* close_gate()'s assertion */
         g = (gate + 1) % GM;
         store_gate(g, true);
 #endif

@@ -371,7 +371,11 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::clos
 {
   auto const gate_ref = detail::atomic_at<Scope>(gate_word());
   // Only the writers' lock holder writes the gate: the lock orders the previous value.
-  cuda::std::uint64_t const gate = gate_ref.load(detail::memory_order_relaxed) + 1;
+  cuda::std::uint64_t const open_gate = gate_ref.load(detail::memory_order_relaxed);
+  // Closed here would mean a predecessor left it closed for a batch this writer did not
+  // see (its side's count): closing again would open it.
+  UNISYNC_ASSERT(!closed(open_gate), "shared_mutex: a writer found the gate closed without inheriting it");
+  cuda::std::uint64_t const gate = open_gate + 1;
   // Released: a reader that passes this closed gate (a late reader of the previous writer)
   // enters after that writer's section.
   store_gate(gate);
