@@ -43,16 +43,21 @@ namespace unisync {
  *   queues again (at most once per acquire(): its next ticket keeps its permit); and a
  *   release that leaves permits no waiter of its side takes forwards them to a hungry
  *   other side (on the GPU it looks at the link at most every
- *   `tuning::link_check_interval_ns`, see below).
+ *   `tuning::link_check_interval_ns`, see below), except a host thread's release of the
+ *   one permit it acquired here (a pair, as in a lock-like loop): that permit stays in the
+ *   CPU's pool for the thread's next acquire, and reaches a hungry GPU side at the CPU's
+ *   next turn, or by the steal below if the thread does not come back.
  * The other side's permits thus arrive in batches of one per T acquisitions while both
  * sides are busy (with N = 1: turns of T acquisitions), and at once when the releasing
  * side has no waiter. In equilibrium each side sends as often as it acquires T times, so
  * the sides' acquisitions stand about as their turns do (CPU : GPU = cpu_turn : gpu_turn,
  * 2 : 1 by default); measured on an H200 machine (benchmark/results/h200-partitioned-
  * semaphore-side-copies), with 8 or more blocks, the CPU side took 0.67 of them at N = 1
- * and 0.43-0.67 at N = 8 with 4 or more CPU threads, 0.43-0.61 and 0.28-0.54 with 2, and
- * 0.02 with one (at N = 8 from 33 blocks on): a lone CPU thread's release finds no CPU
- * waiter and sends the permit back at once, so its turns are one acquisition.
+ * and 0.43-0.67 at N = 8 with 4 or more CPU threads, 0.43-0.61 and 0.28-0.54 with 2. A
+ * lone CPU thread got 0.02 of them (at N = 8 from 33 blocks on) while its release sent the
+ * permit across at once, so that each of its acquisitions waited for a permit to cross
+ * and come back; since a pair's release keeps it, 0.53-0.73 at N = 8 and 0.67 at N = 1
+ * (H100, benchmark/results/h100-semaphore-paired-release).
  *
  * A side with no threads left cannot answer: a kernel that finished with permits in its
  * side's pool, or a producer whose release found the other side not yet hungry. Its
@@ -100,10 +105,13 @@ namespace unisync {
  * it is still correct, only slower.
  *
  * When to choose it: CPU and GPU threads together over PCIe, where waits must stay
- * bounded. In the full H100 run (benchmark/results/h100) it served more acquisitions per
- * second than libcu++'s unfair semaphore in 26 of 30 mixed cells at N = 8 and in none at
- * N = 1 (1.03-3.1x slower there, most where one CPU thread shares it with many blocks),
- * with longest waits of at most 7.1 ms against libcu++'s 30-102 ms at N = 1; on an H200
+ * bounded. On the H100 machine, with a pair's release keeping its permit
+ * (benchmark/results/h100-semaphore-paired-release, medians of three rounds, libcu++ in the
+ * same rounds), it served more acquisitions per second than libcu++'s unfair semaphore in
+ * all 30 mixed cells at N = 8 (1.23-2.64x) and in 5 of 30 at N = 1 (one GPU block with
+ * 1-15 CPU threads; elsewhere 0.49-0.91x), with longest waits of at most 4.5 ms against
+ * libcu++'s 27-102 ms at N = 1 (the full run, benchmark/results/h100, before the pair's
+ * keep: 26 of 30 at N = 8, none at N = 1); on an H200
  * machine (benchmark/results/h200-partitioned-semaphore-side-copies) it led 24 of 30 at
  * N = 1, libcu++'s semaphore running 1.7x slower there. The flat semaphore across the link
  * is slower in every mixed cell (1.2-540x; README, Known limits).
@@ -143,7 +151,8 @@ class basic_partitioned_semaphore {
 
   /// Adds `update` permits to the calling side's pool, waking up to `update` of its
   /// waiters in ticket order; permits no waiter of the side takes go to a hungry other
-  /// side. Never waits. Preconditions (checked in debug builds): update >= 0 and the
+  /// side, unless a host thread releases the one permit it acquired here (it keeps it for
+  /// its next acquire; see the class). Never waits. Preconditions (checked in debug builds): update >= 0 and the
   /// count stays <= max() (checked against the side's own free permits, a lower bound).
   /// Cost: one release fetch_add at system scope in the side's own memory and two loads
   /// there; when permits are left over, a load of the link (on the GPU at most every
@@ -306,7 +315,10 @@ class basic_partitioned_semaphore {
   void select_flat_mode() noexcept;
 
   UNISYNC_HOST_DEVICE void acquire_as(side_kind side);
-  UNISYNC_HOST_DEVICE void release_as(side_kind side, cuda::std::uint64_t update);
+  UNISYNC_HOST_DEVICE void release_as(side_kind side, cuda::std::uint64_t update, bool releaser_comes_back = false);
+  // The calling host thread's acquisitions on the CPU side, for release(): see there.
+  UNISYNC_HOST_DEVICE void note_acquired(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE bool releaser_comes_back(side_kind side, cuda::std::uint64_t update) noexcept;
   UNISYNC_HOST_DEVICE bool try_acquire_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_acquire_within(side_kind side, cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE bool try_take_free(side_kind side);

@@ -237,6 +237,48 @@ TEST(PartitionedSemaphoreTurns, BothBusySidesTakeTurns)
 
 // try_acquire on a side without permits, repeated while the other side keeps cycling
 // them, gets one: a failed try asks for a permit, and the busy side sends it at its turn.
+/// Steals after a second: a test sees a kept permit stay put, then the steal deliver it.
+struct slow_steal_tuning : unisync::tuning {
+  static constexpr cuda::std::uint32_t steal_after_ns = 1000 * 1000 * 1000;
+};
+using slow_steal_semaphore =
+    unisync::basic_partitioned_semaphore<unisync::semaphore_max, unisync::basic_proportional_backoff<slow_steal_tuning>>;
+
+// A host thread that releases the permit it acquired keeps it in the CPU's pool for its
+// next acquire while the GPU side is hungry, instead of sending it across and waiting for
+// it to come back; when the thread does not come back, the hungry side still gets it (the
+// steal). A release by a thread that did not acquire here forwards at once.
+TEST(PartitionedSemaphorePairs, AThreadsOwnReleaseKeepsItsPermitAndAnotherThreadsForwards)
+{
+  {
+    auto semaphore = std::make_shared<slow_steal_semaphore>(1);
+    semaphore->acquire();  // before the GPU side is hungry: no turn to give
+    bounded_thread gpu_waiter([semaphore] { access::acquire_as(*semaphore, side::gpu); });
+    ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::gpu) != 0; }));
+    auto const sent = access::permits_sent_by(*semaphore, side::cpu);
+    semaphore->release();
+    for (int pair = 0; pair < 3; ++pair) {
+      ASSERT_TRUE(semaphore->try_acquire()) << "the permit left the CPU side before pair " << pair;
+      semaphore->release();
+    }
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::cpu), sent) << "a pair's release sent its permit across";
+    EXPECT_TRUE(gpu_waiter.returned_within()) << "the kept permit never reached the hungry side";
+    access::release_as(*semaphore, side::gpu);
+  }
+  {
+    auto semaphore = std::make_shared<slow_steal_semaphore>(1);
+    semaphore->acquire();
+    bounded_thread gpu_waiter([semaphore] { access::acquire_as(*semaphore, side::gpu); });
+    ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::gpu) != 0; }));
+    auto const sent = access::permits_sent_by(*semaphore, side::cpu);
+    std::thread([semaphore] { semaphore->release(); }).join();  // acquired on this thread
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::cpu), sent + 1) << "another thread's release kept the permit";
+    EXPECT_TRUE(gpu_waiter.returned_within());
+    access::release_as(*semaphore, side::gpu);
+    EXPECT_EQ(access::count(*semaphore), 1);
+  }
+}
+
 TEST(PartitionedSemaphoreTry, RepeatedTriesGetAPermitFromABusyOtherSide)
 {
   auto semaphore = std::make_shared<short_turn_semaphore<1>>(1);

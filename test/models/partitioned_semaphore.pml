@@ -79,6 +79,10 @@
  *                     -DNO_STEAL, where the turns and forwarding alone must deliver)
  * 2 + 2 threads (-DNO_STEAL -DNO_BYPASS, PAN_CFLAGS=-DCOLLAPSE): safety registered (5e6
  * states); live0 passed by hand (8e6 states, 90 s, 1.1 GB), not registered for its cost.
+ * -DPAIRED_KEEP: a CPU release keeps its leftover on the CPU side (the code: a host thread
+ * releasing the permit it acquired, as every thread here does, keeps it for its next
+ * acquire); the turns must then deliver the GPU's permits (with -DBUG_NO_TURN the GPU
+ * thread starves: cycle).
  * Seeded bugs:
  *   -DBUG_FORWARD_KEEPS_TICKETS  the forwarder sends leftovers without taking their
  *                     tickets: the permits are used on both sides (assertion)
@@ -362,7 +366,12 @@ acquire:
        /* A leftover (the loads of seen and taken after the fetch_add) makes the release
           read the link: on the CPU always, on the GPU unless it did less than an interval
           ago (fresh; the clock process ends the interval at any time). */
+#if defined(PAIRED_KEEP)
+       /* every thread here acquires again: a CPU release keeps its leftover for it */
+       look = D((G[s] + seen[s]) % M, T[s]) > 0 && s == 1 && !fresh;
+#else
        look = D((G[s] + seen[s]) % M, T[s]) > 0 && (s == 0 || !fresh);
+#endif
        if
        :: look && s == 1 -> fresh = true
        :: else -> skip

@@ -258,6 +258,19 @@ struct test_access {
     cuda::std::uint64_t const sent = which == side::gpu ? semaphore.link_.sent_to_gpu : semaphore.link_.sent_to_cpu;
     return wrapping_distance(part.permits_granted + sent, part.tickets_taken);
   }
+  /// Permits `which` side has sent to the other, and the wants `which` side has published.
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static cuda::std::uint64_t permits_sent_by(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
+  {
+    auto& part = which == side::gpu ? semaphore.gpu_ : semaphore.cpu_;
+    return atomic_at<cuda::thread_scope_system>(part.permits_sent).load(memory_order_acquire);
+  }
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static cuda::std::uint64_t wants_of(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
+  {
+    auto& wants = which == side::gpu ? semaphore.link_.gpu_wants : semaphore.link_.cpu_wants;
+    return atomic_at<cuda::thread_scope_system>(wants).load(memory_order_acquire);
+  }
   /// A shared_mutex's side, for host threads that stand in for GPU threads (system scope).
   template <cuda::thread_scope Scope, class Backoff>
   static auto shared_side_of(side which)

@@ -75,6 +75,34 @@ void basic_partitioned_semaphore<LeastMaxValue, Backoff>::select_flat_mode() noe
   gpu_.flat_mode = 1;
 }
 
+namespace detail {
+/// The partitioned semaphore (any instance) that the calling host thread acquired last
+/// and has not released since: a host thread's own memory, no shared state.
+inline void const*& host_thread_holds_permit_of() noexcept
+{
+  thread_local void const* semaphore = nullptr;
+  return semaphore;
+}
+}  // namespace detail
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::note_acquired(side_kind side) noexcept
+{
+  NV_IF_TARGET(NV_IS_HOST, (if (side == side_kind::cpu) detail::host_thread_holds_permit_of() = this;))
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::releaser_comes_back(
+    side_kind side, cuda::std::uint64_t update) noexcept
+{
+  // A host thread that releases the one permit it acquired here is likely to acquire again
+  // (a lock-like pair in a loop). Forgets the pairing either way.
+  bool pair = false;
+  NV_IF_TARGET(NV_IS_HOST, (void const*& holds = detail::host_thread_holds_permit_of();
+                            pair = side == side_kind::cpu && update == 1 && holds == this; holds = nullptr;))
+  return pair;
+}
+
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::acquire()
 {
@@ -85,7 +113,8 @@ template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::release(cuda::std::ptrdiff_t update)
 {
   UNISYNC_ASSERT(update >= 0, "partitioned_semaphore::release(update) needs update >= 0");
-  release_as(running_side(), static_cast<cuda::std::uint64_t>(update));
+  side_kind const side = running_side();
+  release_as(side, static_cast<cuda::std::uint64_t>(update), releaser_comes_back(side, static_cast<cuda::std::uint64_t>(update)));
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
@@ -115,7 +144,10 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::ac
     // FIFO rotation keep their order, so with K a multiple of T the giver's next ticket is
     // again a multiple of T, and it would give forever while the other side stays hungry
     // (test/models: BUG_GIVE_EVERY_TURN).
-    if (gave || ticket % turn_length(side) != 0 || !give_turn_away(side, ticket)) return;
+    if (gave || ticket % turn_length(side) != 0 || !give_turn_away(side, ticket)) {
+      note_acquired(side);
+      return;
+    }
     gave = true;
   }
 }
@@ -324,7 +356,8 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxVa
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::release_as(side_kind side,
-                                                                                         cuda::std::uint64_t update)
+                                                                                         cuda::std::uint64_t update,
+                                                                                         bool releaser_comes_back)
 {
   using detail::atomic_at;
   using detail::pool_scope;
@@ -360,6 +393,14 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
     checked.store(now, detail::memory_order_relaxed);
   }
   atomic_at<pool_scope>(heartbeat_of(side)).store(2 * after, detail::memory_order_relaxed);
+  // A host thread releasing the permit it acquired here keeps it in its side's pool for
+  // its next acquire: forwarding it would make each of that thread's acquisitions wait for
+  // the permit to cross the link and back (with one CPU thread and N = 8 the CPU got 2% of
+  // the acquisitions). The hungry other side still gets it at the CPU's next turn (every
+  // cpu_turn_acquisitions-th acquisition gives its permit away), by a release that is not
+  // a pair's, or, if the thread does not come back, by the steal once the CPU side's
+  // heartbeat has stood still for steal_after_ns.
+  if (releaser_comes_back) return;
   // Store buffering (the fetch_add above, then this load; the importer stores wants, then
   // steal_for loads this pool) may leave both blind; no fence: no decision is final, as
   // after a release that ran before the wants were stored: the importer polls again.
@@ -429,7 +470,10 @@ template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::try_acquire_as(side_kind side)
 {
   if (is_flat(side)) return flat_.semaphore.try_acquire();
-  if (try_take_free(side)) return true;
+  if (try_take_free(side)) {
+    note_acquired(side);
+    return true;
+  }
   if (!take_import_role(side)) return false;
   // Looks once for permits sent to the side, and asks for one more: the wants stay
   // published after this try (the role is left without asking again), so the other side
@@ -437,6 +481,7 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::tr
   import_for(side, 1, false);
   bool const taken = try_take_free(side);
   detail::own_side_word<cuda::std::uint32_t>(part_of(side).import_role).store(0, detail::memory_order_release);
+  if (taken) note_acquired(side);
   return taken;
 }
 
@@ -457,6 +502,7 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::tr
   // Leaving asks again without this waiter: permits already sent for it stay in the
   // side's pool, where the next acquirer (or the other side's steal) finds them.
   if (importing) leave_import_role(side);
+  if (acquired) note_acquired(side);
   return acquired;
 }
 
