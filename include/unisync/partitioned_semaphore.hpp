@@ -318,7 +318,7 @@ class basic_partitioned_semaphore {
   UNISYNC_HOST_DEVICE void release_as(side_kind side, cuda::std::uint64_t update, bool releaser_comes_back = false);
   // The calling host thread's acquisitions on the CPU side, for release(): see there.
   UNISYNC_HOST_DEVICE void note_acquired(side_kind side) noexcept;
-  UNISYNC_HOST_DEVICE bool releaser_comes_back(side_kind side, cuda::std::uint64_t update) noexcept;
+  UNISYNC_HOST_DEVICE bool releases_own_acquisition(side_kind side, cuda::std::uint64_t update) noexcept;
   UNISYNC_HOST_DEVICE bool try_acquire_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_acquire_within(side_kind side, cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE bool try_take_free(side_kind side);

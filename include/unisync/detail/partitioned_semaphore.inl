@@ -92,7 +92,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::no
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
-UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::releaser_comes_back(
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::releases_own_acquisition(
     side_kind side, cuda::std::uint64_t update) noexcept
 {
   // A host thread that releases the one permit it acquired here is likely to acquire again
@@ -114,7 +114,8 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
 {
   UNISYNC_ASSERT(update >= 0, "partitioned_semaphore::release(update) needs update >= 0");
   side_kind const side = running_side();
-  release_as(side, static_cast<cuda::std::uint64_t>(update), releaser_comes_back(side, static_cast<cuda::std::uint64_t>(update)));
+  auto const permits = static_cast<cuda::std::uint64_t>(update);
+  release_as(side, permits, releases_own_acquisition(side, permits));
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
