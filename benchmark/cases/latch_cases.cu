@@ -34,6 +34,7 @@ struct unisync_latch_case {
   using object = object_ring<Latch>;
   static constexpr bool on_host = true;
   static constexpr bool on_device = true;
+  static constexpr bool advised = advises_itself<Latch>;
   static placed_ptr<object> create(mix_cell const& cell) { return place_for<object>(cell, participants(cell)); }
   static void arrive_and_wait_cpu(object& ring, unsigned round) { ring.at(round).arrive_and_wait(); }
   __device__ static void arrive_and_wait_gpu(object& ring, unsigned round)
@@ -82,7 +83,8 @@ struct std_latch_case {
 template <class Case>
 void declare_rounds(case_declaration const& declaration, std::vector<mix_cell> const& cells)
 {
-  declare(declaration, cells, [](benchmark::State& state, mix_cell const& cell) { run_rounds<Case>(state, cell); });
+  declare(declared_for<Case>(declaration), cells,
+          [](benchmark::State& state, mix_cell const& cell) { run_rounds<Case>(state, cell); });
 }
 
 template <arrival Mode>
