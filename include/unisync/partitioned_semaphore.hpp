@@ -105,20 +105,17 @@ namespace unisync {
  * it is still correct, only slower.
  *
  * When to choose it: CPU and GPU threads together over PCIe, where waits must stay
- * bounded. On the H100 machine, with a pair's release keeping its permit
- * (benchmark/results/h100-semaphore-paired-release, medians of three rounds, libcu++ in the
- * same rounds), it served more acquisitions per second than libcu++'s unfair semaphore in
- * all 30 mixed cells at N = 8 (1.23-2.64x) and in 5 of 30 at N = 1 (one GPU block with
- * 1-15 CPU threads; elsewhere 0.49-0.91x), with longest waits of at most 4.5 ms against
- * libcu++'s 27-102 ms at N = 1 (the full run, benchmark/results/h100, before the pair's
- * keep: 26 of 30 at N = 8, none at N = 1); on an H200
- * machine (benchmark/results/h200-partitioned-semaphore-side-copies) it led 24 of 30 at
- * N = 1, libcu++'s semaphore running 1.7x slower there. The flat semaphore across the link
- * is slower in every mixed cell (1.2-540x; README, Known limits).
+ * bounded. On the H100 machine (benchmark/results/h100, one run of every cell, libcu++ in
+ * the same binary) it served more acquisitions per second than libcu++'s unfair semaphore
+ * in all 30 mixed cells at N = 8 (1.49-2.64x) and in 6 of 30 at N = 1 (elsewhere
+ * 0.45-0.96x), with longest waits of at most 4.9 ms against libcu++'s 22-103 ms at N = 1;
+ * on an H200 machine (benchmark/results/h200-partitioned-semaphore-side-copies) it led 24
+ * of 30 at N = 1, libcu++'s semaphore running 1.7x slower there. The flat semaphore
+ * across the link is slower in every mixed cell (1.3-2400x).
  * For threads of one side alone its local path is basic_counting_semaphore's algorithm
  * (plus one load of the link per T acquisitions) at system scope, which the steal needs:
- * there GPU blocks alone did 0.51-0.71x of the flat semaphore's pairs/s, CPU threads
- * alone 0.75-1.13x (H100); for one side alone use basic_counting_semaphore (at device
+ * there GPU blocks alone did 0.53-0.72x of the flat semaphore's pairs/s, CPU threads
+ * alone 0.75-1.22x (H100); for one side alone use basic_counting_semaphore (at device
  * scope for GPU threads).
  *
  * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
