@@ -30,8 +30,8 @@ H100 = HERE.parent / "results" / "h100"
 H100_TITLE = "unisync contention report: H100 (PCIe), 16-core host, every family"
 H100_COMMAND = """\
 F='--unisync_set=full --unisync_window_ms=100 --benchmark_out_format=json'
-build/release/bin/unisync_contention $F --benchmark_out=a.json --benchmark_filter='^(machine|lock|barrier)/'
-build/release/bin/unisync_contention $F --benchmark_out=b.json --benchmark_filter='^(semaphore|latch|shared_mutex|application)/'
+build/release/bin/unisync_contention $F --benchmark_out=a.json --benchmark_filter='^(machine|lock)/'
+build/release/bin/unisync_contention $F --benchmark_out=b.json --benchmark_filter='^(barrier|semaphore|latch|shared_mutex|application)/'
 # b.json's benchmarks appended to a.json's: benchmark/results/h100/results.json, then:
 benchmark/report/make_report.py --input benchmark/results/h100/results.json --output benchmark/results/h100"""
 
