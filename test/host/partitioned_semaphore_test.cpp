@@ -235,8 +235,6 @@ TEST(PartitionedSemaphoreTurns, BothBusySidesTakeTurns)
   EXPECT_EQ(access::count(semaphore), 1);
 }
 
-// try_acquire on a side without permits, repeated while the other side keeps cycling
-// them, gets one: a failed try asks for a permit, and the busy side sends it at its turn.
 /// Steals after a second: a test sees a kept permit stay put, then the steal deliver it.
 struct slow_steal_tuning : unisync::tuning {
   static constexpr cuda::std::uint32_t steal_after_ns = 1000 * 1000 * 1000;
@@ -279,6 +277,8 @@ TEST(PartitionedSemaphorePairs, AThreadsOwnReleaseKeepsItsPermitAndAnotherThread
   }
 }
 
+// try_acquire on a side without permits, repeated while the other side keeps cycling
+// them, gets one: a failed try asks for a permit, and the busy side sends it at its turn.
 TEST(PartitionedSemaphoreTry, RepeatedTriesGetAPermitFromABusyOtherSide)
 {
   auto semaphore = std::make_shared<short_turn_semaphore<1>>(1);
