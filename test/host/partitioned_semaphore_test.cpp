@@ -277,6 +277,24 @@ TEST(PartitionedSemaphorePairs, AThreadsOwnReleaseKeepsItsPermitAndAnotherThread
   }
 }
 
+// The pairing is per semaphore: a host thread that releases another semaphore while it
+// holds this one's permit (a producer signalling a count) still keeps the permit.
+TEST(PartitionedSemaphorePairs, AReleaseOfAnotherSemaphoreKeepsThePairing)
+{
+  auto semaphore = std::make_shared<slow_steal_semaphore>(1);
+  slow_steal_semaphore other(0);
+  semaphore->acquire();
+  bounded_thread gpu_waiter([semaphore] { access::acquire_as(*semaphore, side::gpu); });
+  ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::gpu) != 0; }));
+  auto const sent = access::permits_sent_by(*semaphore, side::cpu);
+  other.release();
+  semaphore->release();
+  EXPECT_EQ(access::permits_sent_by(*semaphore, side::cpu), sent)
+      << "the release of another semaphore made this thread's pair look unpaired";
+  EXPECT_TRUE(gpu_waiter.returned_within());
+  access::release_as(*semaphore, side::gpu);
+}
+
 // try_acquire on a side without permits, repeated while the other side keeps cycling
 // them, gets one: a failed try asks for a permit, and the busy side sends it at its turn.
 TEST(PartitionedSemaphoreTry, RepeatedTriesGetAPermitFromABusyOtherSide)

@@ -96,10 +96,14 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
     side_kind side, cuda::std::uint64_t update) noexcept
 {
   // A host thread that releases the one permit it acquired here is likely to acquire again
-  // (a lock-like pair in a loop). Forgets the pairing either way.
+  // (a lock-like pair in a loop). Any release here ends the pairing; one of another
+  // semaphore leaves it.
   bool pair = false;
   NV_IF_TARGET(NV_IS_HOST, (void const*& holds = detail::host_thread_holds_permit_of();
-                            pair = side == side_kind::cpu && update == 1 && holds == this; holds = nullptr;))
+                            if (holds == this) {
+                              pair = side == side_kind::cpu && update == 1;
+                              holds = nullptr;
+                            }))
   return pair;
 }
 
