@@ -40,7 +40,10 @@ namespace unisync {
  *   the side's send role): its acquirer whose ticket is a multiple of the side's turn
  *   length (`tuning::cpu_turn_acquisitions`, `tuning::gpu_turn_acquisitions`, T) waits
  *   for the send role, gives its own, just admitted, permit to a hungry other side and
- *   queues again (at most once per acquire(): its next ticket keeps its permit); and a
+ *   queues again (at most once per acquire(): its next ticket keeps its permit); a host
+ *   thread alone on the CPU side (it took the side's last T tickets itself) takes only
+ *   every `tuning::lone_turn_factor`-th such ticket, or the first once
+ *   `tuning::lone_turn_ns` have passed since its side's turn began; and a
  *   release that leaves permits no waiter of its side takes forwards them to a hungry
  *   other side (on the GPU it looks at the link at most every
  *   `tuning::link_check_interval_ns`, see below), except a host thread's release of the
@@ -57,7 +60,9 @@ namespace unisync {
  * lone CPU thread got 0.02 of them (at N = 8 from 33 blocks on) while its release sent the
  * permit across at once, so that each of its acquisitions waited for a permit to cross
  * and come back; since a pair's release keeps it, 0.53-0.73 at N = 8 and 0.67 at N = 1
- * (H100, benchmark/results/h100-semaphore-paired-release).
+ * (H100, benchmark/results/h100-semaphore-paired-release), and with its longer turns 0.89
+ * at N = 1, which served 2.2x the pairs/s with 1-528 blocks (1.5-2.7x; same binary
+ * otherwise, five interleaved rounds, benchmark/results/h100-semaphore-lone-turns).
  *
  * A side with no threads left cannot answer: a kernel that finished with permits in its
  * side's pool, or a producer whose release found the other side not yet hungry. Its
@@ -75,9 +80,11 @@ namespace unisync {
  * other side keeps acquiring, each permit owed to it is sent within about 2T acquisitions
  * of the other side (a checker at a multiple of T that read the wants before they were
  * visible is followed by one T later), so its waiter with Q tickets ahead sees at most
- * about (Q + 2) T acquisitions of the other side. test/models/partitioned_semaphore.pml
- * checks, with turns of two, liveness for one or two threads a side (three threads in
- * all, with and without steals) and the (Q + 2) T bound for three threads. Corner: while
+ * about (Q + 2) T acquisitions of the other side, (Q + 2) lone_turn_factor T of a lone
+ * host thread. test/models/partitioned_semaphore.pml checks, with turns of two, liveness
+ * for one or two threads a side (three threads in all, with and without steals) and the
+ * (Q + 2) T bound for three threads; with a lone thread's turns (-DLONE=2) safety, the
+ * bound and liveness for one thread a side, and safety for three. Corner: while
  * a side busy with its own permits is hungry for more and the other side is idle with
  * permits in its pool, the heartbeat rule takes them (it does not wait for the busy side
  * to starve).
@@ -129,6 +136,7 @@ class basic_partitioned_semaphore {
   static_assert(Backoff::tuning::cpu_turn_acquisitions >= 2 && Backoff::tuning::gpu_turn_acquisitions >= 2,
                 "partitioned_semaphore's turns must be at least 2 acquisitions: with turns of 1, two hungry "
                 "sides can hand one permit back and forth forever without either entering (test/models)");
+  static_assert(Backoff::tuning::lone_turn_factor >= 1, "partitioned_semaphore's lone_turn_factor must be at least 1");
 
  public:
   /// The largest count: `LeastMaxValue`.
@@ -316,6 +324,9 @@ class basic_partitioned_semaphore {
   // The calling host thread's acquisitions on the CPU side, for release(): see there.
   UNISYNC_HOST_DEVICE void note_acquired(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE bool releases_own_acquisition(side_kind side, cuda::std::uint64_t update) noexcept;
+  // Whether the admitted `ticket` is a turn (checks the other side's wants); notes the
+  // calling host thread's run of tickets. `gave`: the acquire() gave its permit away.
+  UNISYNC_HOST_DEVICE bool turn_comes(side_kind side, cuda::std::uint64_t ticket, bool gave);
   UNISYNC_HOST_DEVICE bool try_acquire_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_acquire_within(side_kind side, cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE bool try_take_free(side_kind side);

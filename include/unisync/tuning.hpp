@@ -85,6 +85,16 @@ struct tuning {
   /// The same for the GPU side: a turn of 64 GPU acquisitions (about 70 us at 1.1 us per
   /// handoff) is many times the 4-6 us a permit takes across the link and back.
   static constexpr cuda::std::uint32_t gpu_turn_acquisitions = 64;
+  /// A host thread alone on a partitioned semaphore's CPU side (it took each of the side's
+  /// last cpu_turn_acquisitions tickets itself) takes its turn only at every this-many-th
+  /// turn ticket, or at the first one after lone_turn_ns: it does a pair in about 0.1 us
+  /// (1.2e7 pairs/s alone), so turns of 128 left the link and the GPU's turn most of each
+  /// round. The floor of 25% of the acquisitions for each side holds from 4 actors a side.
+  static constexpr cuda::std::uint32_t lone_turn_factor = 8;
+  /// ... so that its turn lasts about as long as the GPU's (64 handoffs of 1-1.6 us).
+  /// Measured with these two values only (H100, benchmark/results/h100-semaphore-lone-turns:
+  /// one CPU thread with 1-528 blocks, N = 1, 2.2x the pairs/s of turns of 128).
+  static constexpr cuda::std::uint32_t lone_turn_ns = 64 * 1000;
   /// A GPU release that leaves permits no GPU waiter takes reads the CPU's wants across
   /// the link (about 1 us) at most this often; between two reads it leaves them in the
   /// GPU's pool. One block alone would otherwise pay the read on every release (flat

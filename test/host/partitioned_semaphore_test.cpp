@@ -295,6 +295,73 @@ TEST(PartitionedSemaphorePairs, AReleaseOfAnotherSemaphoreKeepsThePairing)
   access::release_as(*semaphore, side::gpu);
 }
 
+/// Turns of two acquisitions, a lone host thread's every fourth, and a steal too slow to
+/// matter; `LoneTurnNs`: how long a lone thread's turn may last.
+template <std::uint32_t LoneTurnNs>
+struct lone_turn_tuning : slow_steal_tuning {
+  static constexpr cuda::std::uint32_t cpu_turn_acquisitions = 2;
+  static constexpr cuda::std::uint32_t gpu_turn_acquisitions = 2;
+  static constexpr cuda::std::uint32_t link_check_interval_ns = 0;
+  static constexpr cuda::std::uint32_t lone_turn_factor = 4;
+  static constexpr cuda::std::uint32_t lone_turn_ns = LoneTurnNs;
+};
+template <std::uint32_t LoneTurnNs>
+using lone_turn_semaphore =
+    unisync::basic_partitioned_semaphore<1, unisync::basic_proportional_backoff<lone_turn_tuning<LoneTurnNs>>>;
+
+/// The CPU side's tickets at which one host thread, acquiring and releasing pairs, gave
+/// its permit to a busy GPU side (a thread standing in for it), until the GPU side has
+/// acquired `gpu_goal` times.
+template <class Semaphore>
+std::vector<std::uint64_t> tickets_given_by_a_lone_thread(unsigned gpu_goal)
+{
+  auto semaphore = std::make_shared<Semaphore>(1);
+  auto gpu_acquisitions = std::make_shared<std::atomic<unsigned>>(0);
+  bounded_thread gpu([semaphore, gpu_acquisitions, gpu_goal] {
+    while (gpu_acquisitions->load() < gpu_goal) {
+      access::acquire_as(*semaphore, side::gpu);
+      gpu_acquisitions->fetch_add(1);
+      access::release_as(*semaphore, side::gpu);
+    }
+  });
+  std::vector<std::uint64_t> given;
+  while (gpu_acquisitions->load() < gpu_goal) {
+    // Alone on the CPU side: its next ticket is the side's next.
+    auto const ticket = access::tickets_taken_on(*semaphore, side::cpu);
+    auto const sent = access::permits_sent_by(*semaphore, side::cpu);
+    semaphore->acquire();
+    if (access::permits_sent_by(*semaphore, side::cpu) != sent) given.push_back(ticket);
+    semaphore->release();
+  }
+  EXPECT_TRUE(gpu.returned_within());
+  return given;
+}
+
+// A host thread alone on the CPU side takes only every lone_turn_factor-th turn while its
+// turns are short (the GPU side still gets the permit at those), and every turn once
+// lone_turn_ns has passed at each.
+TEST(PartitionedSemaphoreTurns, ALoneHostThreadTakesLongerTurns)
+{
+  constexpr std::uint64_t turn = 2;
+  constexpr std::uint64_t lone_turn = turn * 4;
+  std::vector<std::uint64_t> const lone = tickets_given_by_a_lone_thread<lone_turn_semaphore<1000u * 1000 * 1000>>(20);
+  ASSERT_GE(lone.size(), 19u) << "the GPU side's permits came only from its own releases";
+  for (std::uint64_t const ticket : lone) {
+    // Its first turn's tickets come before a run of `turn` tickets makes it alone.
+    if (ticket > turn) {
+      EXPECT_EQ(ticket % lone_turn, 0u) << "a lone thread took the turn at ticket " << ticket;
+    }
+  }
+  std::vector<std::uint64_t> const timed_out = tickets_given_by_a_lone_thread<lone_turn_semaphore<0>>(20);
+  ASSERT_GE(timed_out.size(), 19u);
+  bool between = false;
+  for (std::uint64_t const ticket : timed_out) {
+    EXPECT_EQ(ticket % turn, 0u) << ticket;
+    between = between || ticket % lone_turn != 0;
+  }
+  EXPECT_TRUE(between) << "with lone_turn_ns = 0 a lone thread still skipped every turn between";
+}
+
 // try_acquire on a side without permits, repeated while the other side keeps cycling
 // them, gets one: a failed try asks for a permit, and the busy side sends it at its turn.
 TEST(PartitionedSemaphoreTry, RepeatedTriesGetAPermitFromABusyOtherSide)

@@ -12,11 +12,11 @@
  *                       wants[s] = sent_to[s] + max(0, T[s] - G[s] - sent_to[s]); and may
  *                       steal: free = G[o] + sent_to[o] - T[o]; if free > 0: T[o] += free
  *                       (compare-exchange), then G[s] += free; or leave the role (near
- *                       its turn, as below). Admitted: the importer
- *                       leaves (import_for again, then import_role[s] = 0); if my % TT ==
- *                       0 and it has not given in this acquire(), give_turn_away: wait for
- *                       the send role; if wants[o] > sent[s]: sent[s]++, sent_to[o] =
- *                       sent[s], and acquire again
+ *                       its turn, as below). Admitted: the importer leaves (import_for
+ *                       again, then import_role[s] = 0); if my % TT == 0 (turn_comes, see
+ *                       -DLONE) and it has not given in this acquire(), give_turn_away:
+ *                       wait for the send role; if wants[o] > sent[s]: sent[s]++,
+ *                       sent_to[o] = sent[s], and acquire again
  *   release_as(s)       G[s] += 1; if G[s] + seen[s] > T[s] (leftover) and (GPU: no link
  *                       read within the interval, see below) wants[o] > sent[s]:
  *                       forward_leftovers: try the send role once; k = min(leftover,
@@ -79,6 +79,13 @@
  *                     -DNO_STEAL, where the turns and forwarding alone must deliver)
  * 2 + 2 threads (-DNO_STEAL -DNO_BYPASS, PAN_CFLAGS=-DCOLLAPSE): safety registered (5e6
  * states); live0 passed by hand (8e6 states, 90 s, 1.1 GB), not registered for its cost.
+ * -DLONE=2: turn_comes's lone host thread: a CPU thread whose previous ticket was its
+ * side's previous one (the code asks for the last TT tickets, and a clock) may skip the
+ * turns between multiples of LONE TT; the GPU waiters' bypass bound is then
+ * (Q + 2) LONE TT (1 + 1 with pairs kept: at most 4 where LONE = 1 has 2). The pool and
+ * link shifts grow to multiples of LONE TT, which makes the searches about 8 times
+ * larger: registered for 1 + 1 (safety, bypass, liveness, with and without pairs kept
+ * and steals), and for 2 + 1 and 1 + 2 safety without steals.
  * -DPAIRED_KEEP: a CPU release keeps its leftover on the CPU side (the code: a host thread
  * releasing the permit it acquired, as every thread here does, keeps it for its next
  * acquire); the turns must then deliver the GPU's permits (with -DBUG_NO_TURN the GPU
@@ -101,6 +108,9 @@
  *                     not even once its side's grants have stood still (import_stall_ns):
  *                     a side whose waiters are all near their turn never asks (live1 cycle,
  *                     1 + 1, -DNO_STEAL)
+ *   -DBUG_LONE_SKIPS_EVERY_TURN  (with -DLONE=2) a lone CPU thread skips the turns at
+ *                     multiples of LONE TT too: with its pairs kept the GPU thread
+ *                     starves (live1 cycle, 1 + 1, -DNO_STEAL; the bypass assertion)
  *   -DBUG_GIVE_EVERY_TURN  a thread that gave its permit gives again at its next turn
  *                     ticket (the code before the fix): two CPU threads in FIFO rotation
  *                     with TT = 2, the giver's tickets are all multiples of TT and it never
@@ -120,6 +130,10 @@
 #ifndef TT
 #define TT 2
 #endif
+#ifndef LONE
+#define LONE 1
+#endif
+#define PERIOD (LONE * TT)  /* a turn no CPU thread skips: a multiple of LONE TT */
 #ifndef M
 #define M 8
 #endif
@@ -149,11 +163,15 @@ bool cs[NT];
 bool counting[NT];      /* its side stored wants after its ticket: bypass counted */
 byte seen_foreign[NT];
 byte qa[NT];            /* uncovered tickets ahead of it when it took its ticket */
+#if LONE > 1
+byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: none yet) */
+#endif
 
 #if defined(LIMIT_FLAT)
 #define LIMIT(i) (LIMIT_FLAT)
 #else
-#define LIMIT(i) ((qa[i] + 2) * TT)
+/* A GPU waiter counts CPU critical sections, whose turns a lone thread skips (LONE). */
+#define LIMIT(i) ((qa[i] + 2) * (SIDE(i) == 1 -> PERIOD : TT))
 #endif
 #if (defined(NO_STEAL) || defined(BYPASS)) && !defined(NO_BYPASS)
 #define CHECK_BYPASS 1
@@ -193,10 +211,11 @@ byte qa[NT];            /* uncovered tickets ahead of it when it took its ticket
 /* Symmetry reduction (no counterpart in the code). Every test compares side f's counters
    by differences: G[f] + seen[f] and G[f] + sent_to[f] with T[f] and f's tickets;
    sent_to[f] with seen[f]; wants[f] with sent_to[f] and the other side's sent (its
-   store); and a ticket modulo TT (the turn). So two shifts change no behaviour: the pool
-   shift (G[f], T[f], f's waiting tickets) and the link shift (seen[f], sent_to[f],
-   wants[f], sent[other], T[f], f's waiting tickets), each by a multiple of TT. Each change
-   of G[f] makes G[f] < TT by the first; each import makes seen[f] < TT by the second.
+   store); and a ticket modulo TT and LONE TT (the turns). So two shifts change no
+   behaviour: the pool shift (G[f], T[f], f's waiting tickets) and the link shift (seen[f],
+   sent_to[f], wants[f], sent[other], T[f], f's waiting tickets), each by a multiple of
+   LONE TT. Each change of G[f] makes G[f] < LONE TT by the first; each import makes
+   seen[f] < LONE TT by the second.
    Without them the offsets and stale tickets multiply the states by thousands.
    -DNO_NORM turns them off (BUG_WANTS_UNCOVERED_ONLY's wants are no difference: no link
    shift there). */
@@ -217,7 +236,7 @@ byte qa[NT];            /* uncovered tickets ahead of it when it took its ticket
 #define NORM_POOL(f) skip
 #else
 #define NORM_POOL(f) \
-  sh = G[f] - G[f] % TT; \
+  sh = G[f] - G[f] % PERIOD; \
   if \
   :: sh > 0 -> SHIFT(G[f]); SHIFT_TICKETS(f); sh = 0 \
   :: else -> skip \
@@ -227,7 +246,7 @@ byte qa[NT];            /* uncovered tickets ahead of it when it took its ticket
 #define NORM_LINK(f) skip
 #else
 #define NORM_LINK(f) \
-  sh = seen[f] - seen[f] % TT; \
+  sh = seen[f] - seen[f] % PERIOD; \
   if \
   :: sh > 0 -> \
      SHIFT(seen[f]); SHIFT(sent_to[f]); SHIFT(wants[f]); SHIFT(sent[1 - (f)]); \
@@ -246,6 +265,8 @@ proctype thread(byte id) {
   bool look;
   bool gave;
   bool turn;            /* its ticket is a multiple of TT */
+  bool forced;          /* ... of LONE TT */
+  bool in_row;          /* its previous ticket was its side's previous one */
   bool exempt;          /* this acquire() gave its permit away once already */
   byte j;
   do
@@ -253,6 +274,9 @@ proctype thread(byte id) {
 acquire:
      atomic {                                              /* my = T[s].fetch_add(1) */
        my[id] = T[s]; INC(T[s], 1);
+#if LONE > 1
+       in_row = (last_taker[s] == id); last_taker[s] = id;
+#endif
 #if defined(CHECK_BYPASS)
        u = D(my[id], (G[s] + seen[s]) % M);
        qa[id] = (u > 0 -> u : 0);
@@ -263,7 +287,7 @@ acquire:
      do
      :: atomic {                                           /* admitted */
           D((G[s] + seen[s]) % M, my[id]) > 0 ->
-          waiting[id] = false; turn = (my[id] % TT == 0); my[id] = 0; break
+          waiting[id] = false; turn = (my[id] % TT == 0); forced = (my[id] % PERIOD == 0); my[id] = 0; break
         }
      /* Each option's whole guard opens its atomic: a poll that finds its ticket covered
         is admitted; a guard split from it ("importing -> atomic { WAITS -> ... }") would
@@ -313,6 +337,19 @@ acquire:
      :: else -> skip
      fi;
      gave = false;
+     /* turn_comes: a host thread that took its side's last TT tickets itself skips the
+        turns between multiples of LONE TT (and takes one once lone_turn_ns have passed).
+        The model asks less of it, only its last two tickets in a row, and leaves the clock
+        to its choice: such a CPU thread may skip any such turn. */
+     if
+#if defined(BUG_LONE_SKIPS_EVERY_TURN)
+     :: turn && in_row && s == 0 -> turn = false              /* the forced turns too */
+#else
+     :: turn && in_row && !forced && s == 0 -> turn = false
+#endif
+     :: true -> skip
+     fi;
+     forced = false; in_row = false;
 #if !defined(BUG_NO_TURN)
      if
 #if defined(BUG_GIVE_EVERY_TURN)
@@ -414,7 +451,7 @@ init {
   byte i = 0;
   byte j = 0;
   atomic {
-    assert(M % TT == 0);                                   /* NORM keeps tickets' residues */
+    assert(M % PERIOD == 0);                               /* NORM keeps tickets' residues */
     G[0] = N;
     NORM_POOL(0);
     do

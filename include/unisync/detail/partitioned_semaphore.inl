@@ -76,19 +76,30 @@ void basic_partitioned_semaphore<LeastMaxValue, Backoff>::select_flat_mode() noe
 }
 
 namespace detail {
-/// The partitioned semaphore (any instance) that the calling host thread acquired last
-/// and has not released since: a host thread's own memory, no shared state.
-inline void const*& host_thread_holds_permit_of() noexcept
+/// What the calling host thread did last on partitioned semaphores' CPU side: the host
+/// thread's own memory, no shared state.
+struct host_semaphore_notes {
+  // The semaphore (any instance) it acquired last and has not released since.
+  void const* holds_permit_of = nullptr;
+  // Its run of consecutive tickets on one semaphore: which, the last one, how many, and
+  // when (host clock) its side's current turn began: its last turn, or its admission
+  // after giving the permit away at one.
+  void const* run_on = nullptr;
+  cuda::std::uint64_t last_ticket = 0;
+  cuda::std::uint64_t run_length = 0;
+  cuda::std::uint64_t turn_began_ns = 0;
+};
+inline host_semaphore_notes& host_thread_semaphore_notes() noexcept
 {
-  thread_local void const* semaphore = nullptr;
-  return semaphore;
+  thread_local host_semaphore_notes notes;
+  return notes;
 }
 }  // namespace detail
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::note_acquired(side_kind side) noexcept
 {
-  NV_IF_TARGET(NV_IS_HOST, (if (side == side_kind::cpu) detail::host_thread_holds_permit_of() = this;))
+  NV_IF_TARGET(NV_IS_HOST, (if (side == side_kind::cpu) detail::host_thread_semaphore_notes().holds_permit_of = this;))
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
@@ -99,12 +110,39 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
   // (a lock-like pair in a loop). Any release here ends the pairing; one of another
   // semaphore leaves it.
   bool pair = false;
-  NV_IF_TARGET(NV_IS_HOST, (void const*& holds = detail::host_thread_holds_permit_of();
+  NV_IF_TARGET(NV_IS_HOST, (void const*& holds = detail::host_thread_semaphore_notes().holds_permit_of;
                             if (holds == this) {
                               pair = side == side_kind::cpu && update == 1;
                               holds = nullptr;
                             }))
   return pair;
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::turn_comes(side_kind side,
+                                                                                         cuda::std::uint64_t ticket,
+                                                                                         bool gave)
+{
+  // Every T-th ticket of a side is a turn; a host thread alone on the CPU side (it took the
+  // side's last T tickets itself) takes only every lone_turn_factor-th, or the first once
+  // lone_turn_ns have passed since its side's turn began, not counting the wait for the
+  // permit it gave away (see tuning). The run is a hint: with any answer the turns come
+  // at least every lone_turn_factor T tickets (test/models: LONE).
+  cuda::std::uint32_t const turn = turn_length(side);
+  bool comes = ticket % turn == 0;
+  NV_IF_TARGET(NV_IS_HOST, (if (side == side_kind::cpu) {
+    detail::host_semaphore_notes& notes = detail::host_thread_semaphore_notes();
+    bool const continues = notes.run_on == this && ticket == notes.last_ticket + 1;
+    notes.run_on = this;
+    notes.last_ticket = ticket;
+    notes.run_length = continues ? notes.run_length + 1 : 1;
+    if (comes && notes.run_length > turn &&
+        ticket % (static_cast<cuda::std::uint64_t>(turn) * Backoff::tuning::lone_turn_factor) != 0) {
+      comes = detail::monotonic_nanoseconds() - notes.turn_began_ns >= Backoff::tuning::lone_turn_ns;
+    }
+    if (comes || gave) notes.turn_began_ns = detail::monotonic_nanoseconds();
+  }))
+  return comes;
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
@@ -144,12 +182,12 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::ac
     detail::wait_for_turn<Backoff>(
         [&](cuda::std::memory_order order) { return forecast_for_ticket(side, ticket, order, wait); });
     if (wait.importing) leave_import_role(side);
-    // Every T-th ticket checks the other side's wants; one that gives its permit away
+    // A turn's ticket checks the other side's wants; one that gives its permit away
     // queues again, and gives at most once per acquire(): K threads of a side queued in
     // FIFO rotation keep their order, so with K a multiple of T the giver's next ticket is
     // again a multiple of T, and it would give forever while the other side stays hungry
     // (test/models: BUG_GIVE_EVERY_TURN).
-    if (gave || ticket % turn_length(side) != 0 || !give_turn_away(side, ticket)) {
+    if (!turn_comes(side, ticket, gave) || gave || !give_turn_away(side, ticket)) {
       note_acquired(side);
       return;
     }
