@@ -114,16 +114,18 @@ namespace unisync {
  * When to choose it: CPU and GPU threads together over PCIe, where waits must stay
  * bounded. On the H100 machine (benchmark/results/h100, one run of every cell, libcu++ in
  * the same binary) it served more acquisitions per second than libcu++'s unfair semaphore
- * in all 30 mixed cells at N = 8 (1.49-2.64x) and in 6 of 30 at N = 1 (elsewhere
- * 0.45-0.96x), with longest waits of at most 4.9 ms against libcu++'s 22-103 ms at N = 1;
- * on an H200 machine (benchmark/results/h200-partitioned-semaphore-side-copies) it led 24
- * of 30 at N = 1, libcu++'s semaphore running 1.7x slower there. The flat semaphore
- * across the link is slower in every mixed cell (1.3-2400x).
+ * in 29 of 30 mixed cells at N = 8 (1.03-3.18x; 0.98x with one CPU thread and one block)
+ * and in 7 of 30 at N = 1 (1.24-2.92x: one CPU thread with 1 and 33-528 blocks, 2 x 8,
+ * 8 x 1; elsewhere 0.32-0.91x), with longest waits of at most 9.1 ms against libcu++'s
+ * 11-103 ms in the N = 1 cells it led; on an H200 machine
+ * (benchmark/results/h200-partitioned-semaphore-side-copies) it led 24 of 30 at N = 1,
+ * libcu++'s semaphore running 2.3x slower there. The flat semaphore across the link is
+ * slower in every mixed cell but one (1 x 1, N = 8: 0.84x; elsewhere 1.7-3200x slower).
  * For threads of one side alone its local path is basic_counting_semaphore's algorithm
- * (plus one load of the link per T acquisitions) at system scope, which the steal needs:
- * there GPU blocks alone did 0.53-0.72x of the flat semaphore's pairs/s, CPU threads
- * alone 0.75-1.22x (H100); for one side alone use basic_counting_semaphore (at device
- * scope for GPU threads).
+ * (plus one load of the link per turn) at system scope, which the steal needs: there GPU
+ * blocks alone did 0.57-0.69x of the flat semaphore's pairs/s, CPU threads alone
+ * 0.62-1.79x (H100); for one side alone use basic_counting_semaphore (at device scope
+ * for GPU threads).
  *
  * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
  *                       `semaphore_max`.
