@@ -41,28 +41,30 @@ namespace unisync {
  *   length (`tuning::cpu_turn_acquisitions`, `tuning::gpu_turn_acquisitions`, T) waits
  *   for the send role, gives its own, just admitted, permit to a hungry other side and
  *   queues again (at most once per acquire(): its next ticket keeps its permit); a host
- *   thread alone on the CPU side (it took the side's last T tickets itself) takes only
- *   every `tuning::lone_turn_factor`-th such ticket, or the first once
- *   `tuning::lone_turn_ns` have passed since its side's turn began; and a
+ *   thread alone on the CPU side (it took the side's last T tickets itself, and none on
+ *   another partitioned semaphore's CPU side between them) takes only every
+ *   `tuning::lone_turn_factor`-th such ticket, or the first once `tuning::lone_turn_ns`
+ *   have passed since its last turn or its admission after giving; and a
  *   release that leaves permits no waiter of its side takes forwards them to a hungry
  *   other side (on the GPU it looks at the link at most every
  *   `tuning::link_check_interval_ns`, see below), except a host thread's release of the
- *   one permit it acquired here (a pair, as in a lock-like loop): that permit stays in the
+ *   one permit it took here with acquire() (a pair, as in a lock-like loop; a try takes
+ *   no turn, so its release forwards): that permit stays in the
  *   CPU's pool for the thread's next acquire, and reaches a hungry GPU side at the CPU's
  *   next turn, or by the steal below if the thread does not come back.
  * The other side's permits thus arrive in batches of one per T acquisitions while both
  * sides are busy (with N = 1: turns of T acquisitions), and at once when the releasing
  * side has no waiter. In equilibrium each side sends as often as it acquires T times, so
  * the sides' acquisitions stand about as their turns do (CPU : GPU = cpu_turn : gpu_turn,
- * 2 : 1 by default); measured on an H200 machine (benchmark/results/h200-partitioned-
+ * 2 : 1 by default; a lone host thread's turns are longer, see below); measured on an H200 machine (benchmark/results/h200-partitioned-
  * semaphore-side-copies), with 8 or more blocks, the CPU side took 0.67 of them at N = 1
  * and 0.43-0.67 at N = 8 with 4 or more CPU threads, 0.43-0.61 and 0.28-0.54 with 2. A
  * lone CPU thread got 0.02 of them (at N = 8 from 33 blocks on) while its release sent the
  * permit across at once, so that each of its acquisitions waited for a permit to cross
  * and come back; since a pair's release keeps it, 0.53-0.73 at N = 8 and 0.67 at N = 1
  * (H100, benchmark/results/h100-semaphore-paired-release), and with its longer turns 0.89
- * at N = 1, which served 2.2x the pairs/s with 1-528 blocks (1.5-2.7x; same binary
- * otherwise, five interleaved rounds, benchmark/results/h100-semaphore-lone-turns).
+ * at N = 1, which served 2.2x the pairs/s with 1-528 blocks (1.5-2.7x; against the code
+ * before, five interleaved rounds, benchmark/results/h100-semaphore-lone-turns).
  *
  * A side with no threads left cannot answer: a kernel that finished with permits in its
  * side's pool, or a producer whose release found the other side not yet hungry. Its
@@ -158,9 +160,10 @@ class basic_partitioned_semaphore {
 
   /// Adds `update` permits to the calling side's pool, waking up to `update` of its
   /// waiters in ticket order; permits no waiter of the side takes go to a hungry other
-  /// side, unless a host thread releases the one permit it acquired here (it keeps it for
-  /// its next acquire; see the class). Never waits. Preconditions (checked in debug builds): update >= 0 and the
-  /// count stays <= max() (checked against the side's own free permits, a lower bound).
+  /// side, unless a host thread releases the one permit it took here with acquire() (it
+  /// keeps it for its next acquire; see the class). Never waits. Preconditions (checked in
+  /// debug builds): update >= 0 and the count stays <= max() (checked against the side's
+  /// own free permits, a lower bound).
   /// Cost: one release fetch_add at system scope in the side's own memory and two loads
   /// there; when permits are left over, a load of the link (on the GPU at most every
   /// `tuning::link_check_interval_ns`) and, for a hungry other side, a compare-exchange
@@ -168,9 +171,10 @@ class basic_partitioned_semaphore {
   UNISYNC_HOST_DEVICE void release(cuda::std::ptrdiff_t update = 1);
 
   /// Takes a ticket in the calling side's pool and blocks until a permit is granted to it.
-  /// Cost: one fetch_add in the side's memory, then acquire polls there; every T-th
-  /// acquisition also loads the link and may give its permit to a hungry other side and
-  /// queue again; a hungry side's import role polls the link.
+  /// Cost: one fetch_add in the side's memory, then acquire polls there; at each turn
+  /// (every T-th acquisition of the side, of a lone host thread fewer) it also loads the
+  /// link and may give its permit to a hungry other side and queue again; a hungry side's
+  /// import role polls the link.
   UNISYNC_HOST_DEVICE void acquire();
 
   /// Takes a free permit of the calling side's pool; never blocks, never takes a ticket
@@ -328,7 +332,7 @@ class basic_partitioned_semaphore {
   UNISYNC_HOST_DEVICE bool releases_own_acquisition(side_kind side, cuda::std::uint64_t update) noexcept;
   // Whether the admitted `ticket` is a turn (checks the other side's wants); notes the
   // calling host thread's run of tickets. `gave`: the acquire() gave its permit away.
-  UNISYNC_HOST_DEVICE bool turn_comes(side_kind side, cuda::std::uint64_t ticket, bool gave);
+  UNISYNC_HOST_DEVICE bool turn_comes(side_kind side, cuda::std::uint64_t ticket, bool gave) noexcept;
   UNISYNC_HOST_DEVICE bool try_acquire_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_acquire_within(side_kind side, cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE bool try_take_free(side_kind side);

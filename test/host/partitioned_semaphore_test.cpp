@@ -256,7 +256,9 @@ TEST(PartitionedSemaphorePairs, AThreadsOwnReleaseKeepsItsPermitAndAnotherThread
     auto const sent = access::permits_sent_by(*semaphore, side::cpu);
     semaphore->release();
     for (int pair = 0; pair < 3; ++pair) {
-      ASSERT_TRUE(semaphore->try_acquire()) << "the permit left the CPU side before pair " << pair;
+      ASSERT_EQ(access::permits_sent_by(*semaphore, side::cpu), sent) << "the permit left the CPU side before pair "
+                                                                       << pair;
+      semaphore->acquire();  // tickets 1-3: no turn
       semaphore->release();
     }
     EXPECT_EQ(access::permits_sent_by(*semaphore, side::cpu), sent) << "a pair's release sent its permit across";
@@ -295,6 +297,27 @@ TEST(PartitionedSemaphorePairs, AReleaseOfAnotherSemaphoreKeepsThePairing)
   access::release_as(*semaphore, side::gpu);
 }
 
+// A host thread that loops try_acquire() and release() never takes a turn (tries take no
+// ticket that waits): its release is no pair, and forwards the permit to a hungry GPU
+// side, which would otherwise wait for it forever (the thread's releases keep the CPU's
+// heartbeat moving, so a steal comes only once the thread stalls for steal_after_ns).
+TEST(PartitionedSemaphorePairs, AReleaseAfterATryForwardsToAHungrySide)
+{
+  auto semaphore = std::make_shared<slow_steal_semaphore>(1);
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  bounded_thread trier([semaphore, stop] {
+    while (!stop->load()) {
+      if (semaphore->try_acquire()) semaphore->release();
+    }
+  });
+  bounded_thread gpu_waiter([semaphore] { access::acquire_as(*semaphore, side::gpu); });
+  EXPECT_TRUE(gpu_waiter.returned_within()) << "a try's release kept the permit from the hungry GPU side";
+  stop->store(true);
+  EXPECT_TRUE(trier.returned_within());
+  access::release_as(*semaphore, side::gpu);
+  EXPECT_EQ(access::count(*semaphore), 1);
+}
+
 /// Turns of two acquisitions, a lone host thread's every fourth, and a steal too slow to
 /// matter; `LoneTurnNs`: how long a lone thread's turn may last.
 template <std::uint32_t LoneTurnNs>
@@ -325,7 +348,8 @@ std::vector<std::uint64_t> tickets_given_by_a_lone_thread(unsigned gpu_goal)
     }
   });
   std::vector<std::uint64_t> given;
-  while (gpu_acquisitions->load() < gpu_goal) {
+  auto const deadline = std::chrono::steady_clock::now() + unisync::test::generous_wait;
+  while (gpu_acquisitions->load() < gpu_goal && std::chrono::steady_clock::now() < deadline) {
     // Alone on the CPU side: its next ticket is the side's next.
     auto const ticket = access::tickets_taken_on(*semaphore, side::cpu);
     auto const sent = access::permits_sent_by(*semaphore, side::cpu);
@@ -333,6 +357,7 @@ std::vector<std::uint64_t> tickets_given_by_a_lone_thread(unsigned gpu_goal)
     if (access::permits_sent_by(*semaphore, side::cpu) != sent) given.push_back(ticket);
     semaphore->release();
   }
+  EXPECT_GE(gpu_acquisitions->load(), gpu_goal) << "the GPU side stopped getting the permit";
   EXPECT_TRUE(gpu.returned_within());
   return given;
 }
@@ -342,23 +367,18 @@ std::vector<std::uint64_t> tickets_given_by_a_lone_thread(unsigned gpu_goal)
 // lone_turn_ns has passed at each.
 TEST(PartitionedSemaphoreTurns, ALoneHostThreadTakesLongerTurns)
 {
-  constexpr std::uint64_t turn = 2;
-  constexpr std::uint64_t lone_turn = turn * 4;
+  using tuning = lone_turn_tuning<0>;
+  constexpr std::uint64_t lone_turn = std::uint64_t{tuning::cpu_turn_acquisitions} * tuning::lone_turn_factor;
   std::vector<std::uint64_t> const lone = tickets_given_by_a_lone_thread<lone_turn_semaphore<1000u * 1000 * 1000>>(20);
   ASSERT_GE(lone.size(), 19u) << "the GPU side's permits came only from its own releases";
+  // Ticket 0 is a turn whatever the run; from ticket 2 on (a run of three) it is alone.
   for (std::uint64_t const ticket : lone) {
-    // Its first turn's tickets come before a run of `turn` tickets makes it alone.
-    if (ticket > turn) {
-      EXPECT_EQ(ticket % lone_turn, 0u) << "a lone thread took the turn at ticket " << ticket;
-    }
+    EXPECT_EQ(ticket % lone_turn, 0u) << "a lone thread took the turn at ticket " << ticket;
   }
   std::vector<std::uint64_t> const timed_out = tickets_given_by_a_lone_thread<lone_turn_semaphore<0>>(20);
   ASSERT_GE(timed_out.size(), 19u);
   bool between = false;
-  for (std::uint64_t const ticket : timed_out) {
-    EXPECT_EQ(ticket % turn, 0u) << ticket;
-    between = between || ticket % lone_turn != 0;
-  }
+  for (std::uint64_t const ticket : timed_out) between = between || ticket % lone_turn != 0;
   EXPECT_TRUE(between) << "with lone_turn_ns = 0 a lone thread still skipped every turn between";
 }
 

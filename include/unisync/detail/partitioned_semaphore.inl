@@ -121,13 +121,14 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::turn_comes(side_kind side,
                                                                                          cuda::std::uint64_t ticket,
-                                                                                         bool gave)
+                                                                                         bool gave) noexcept
 {
   // Every T-th ticket of a side is a turn; a host thread alone on the CPU side (it took the
   // side's last T tickets itself) takes only every lone_turn_factor-th, or the first once
-  // lone_turn_ns have passed since its side's turn began, not counting the wait for the
-  // permit it gave away (see tuning). The run is a hint: with any answer the turns come
-  // at least every lone_turn_factor T tickets (test/models: LONE).
+  // lone_turn_ns have passed since its last turn, or since its admission after giving
+  // its permit away at one (see tuning). A ticket taken on the CPU side of another
+  // semaphore ends the run. The run is a hint: with any answer the turns come at least
+  // every lone_turn_factor T tickets (test/models: LONE).
   cuda::std::uint32_t const turn = turn_length(side);
   bool comes = ticket % turn == 0;
   NV_IF_TARGET(NV_IS_HOST, (if (side == side_kind::cpu) {
@@ -136,11 +137,14 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::tu
     notes.run_on = this;
     notes.last_ticket = ticket;
     notes.run_length = continues ? notes.run_length + 1 : 1;
-    if (comes && notes.run_length > turn &&
-        ticket % (static_cast<cuda::std::uint64_t>(turn) * Backoff::tuning::lone_turn_factor) != 0) {
-      comes = detail::monotonic_nanoseconds() - notes.turn_began_ns >= Backoff::tuning::lone_turn_ns;
+    if (comes || gave) {
+      cuda::std::uint64_t const now = detail::monotonic_nanoseconds();
+      if (comes && notes.run_length > turn &&
+          ticket % (static_cast<cuda::std::uint64_t>(turn) * Backoff::tuning::lone_turn_factor) != 0) {
+        comes = now - notes.turn_began_ns >= Backoff::tuning::lone_turn_ns;
+      }
+      if (comes || gave) notes.turn_began_ns = now;
     }
-    if (comes || gave) notes.turn_began_ns = detail::monotonic_nanoseconds();
   }))
   return comes;
 }
@@ -513,10 +517,9 @@ template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::try_acquire_as(side_kind side)
 {
   if (is_flat(side)) return flat_.semaphore.try_acquire();
-  if (try_take_free(side)) {
-    note_acquired(side);
-    return true;
-  }
+  // No pairing note for a try: its tickets never reach a turn, so a host thread looping
+  // try_acquire() and release() must forward its permit to a hungry other side.
+  if (try_take_free(side)) return true;
   if (!take_import_role(side)) return false;
   // Looks once for permits sent to the side, and asks for one more: the wants stay
   // published after this try (the role is left without asking again), so the other side
@@ -524,7 +527,6 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::tr
   import_for(side, 1, false);
   bool const taken = try_take_free(side);
   detail::own_side_word<cuda::std::uint32_t>(part_of(side).import_role).store(0, detail::memory_order_release);
-  if (taken) note_acquired(side);
   return taken;
 }
 
@@ -545,7 +547,6 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::tr
   // Leaving asks again without this waiter: permits already sent for it stay in the
   // side's pool, where the next acquirer (or the other side's steal) finds them.
   if (importing) leave_import_role(side);
-  if (acquired) note_acquired(side);
   return acquired;
 }
 
