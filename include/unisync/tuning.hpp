@@ -87,9 +87,10 @@ struct tuning {
   static constexpr cuda::std::uint32_t gpu_turn_acquisitions = 64;
   /// A host thread alone on a partitioned semaphore's CPU side (it took each of the side's
   /// last cpu_turn_acquisitions tickets itself) takes its turn only at every this-many-th
-  /// turn ticket, or at the first one after lone_turn_ns: it does a pair in about 0.1 us
-  /// (1.2e7 pairs/s alone), so turns of 128 left the link and the GPU's turn most of each
-  /// round. The floor of 25% of the acquisitions for each side holds from 4 actors a side.
+  /// turn ticket, or at the first one lone_turn_ns after its last turn: it does a pair in
+  /// about 0.1 us (1.2e7 pairs/s alone), so turns of 128 left the link and the GPU's turn
+  /// most of each round. The aim of 25% of the acquisitions for each side applies from 4
+  /// actors a side.
   static constexpr cuda::std::uint32_t lone_turn_factor = 8;
   /// ... so that its turn lasts about as long as the GPU's (64 handoffs of 1-1.6 us).
   /// Measured with these two values only (H100, benchmark/results/h100-semaphore-lone-turns:
