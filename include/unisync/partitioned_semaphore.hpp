@@ -56,12 +56,13 @@ namespace unisync {
  * sides are busy (with N = 1: turns of T acquisitions), and at once when the releasing
  * side has no waiter. In equilibrium each side sends as often as it acquires T times, so
  * the sides' acquisitions stand about as their turns do (CPU : GPU = cpu_turn : gpu_turn,
- * 2 : 1 by default; a lone host thread's turns are longer, see below); measured on an H200 machine (benchmark/results/h200-partitioned-
- * semaphore-side-copies), with 8 or more blocks, the CPU side took 0.67 of them at N = 1
- * and 0.43-0.67 at N = 8 with 4 or more CPU threads, 0.43-0.61 and 0.28-0.54 with 2. A
- * lone CPU thread got 0.02 of them (at N = 8 from 33 blocks on) while its release sent the
- * permit across at once, so that each of its acquisitions waited for a permit to cross
- * and come back; since a pair's release keeps it, 0.53-0.73 at N = 8 and 0.67 at N = 1
+ * 2 : 1 by default; a lone host thread's turns are longer, see below); measured on an
+ * H200 machine (benchmark/results/h200-partitioned-semaphore-side-copies), with 8 or more
+ * blocks, the CPU side took 0.67 of them at N = 1 and 0.43-0.67 at N = 8 with 4 or more
+ * CPU threads, 0.43-0.61 and 0.28-0.54 with 2. A lone CPU thread got 0.02 of them (at
+ * N = 8 from 33 blocks on) while its release sent the permit across at once, so that each of
+ * its acquisitions waited for a permit to cross and come back; since a pair's release
+ * keeps it, 0.53-0.73 at N = 8 and 0.67 at N = 1
  * (H100, benchmark/results/h100-semaphore-paired-release), and with its longer turns 0.89
  * at N = 1, which served 2.2x the pairs/s with 1-528 blocks (1.5-2.7x; against the code
  * before, five interleaved rounds, benchmark/results/h100-semaphore-lone-turns).
@@ -327,11 +328,12 @@ class basic_partitioned_semaphore {
 
   UNISYNC_HOST_DEVICE void acquire_as(side_kind side);
   UNISYNC_HOST_DEVICE void release_as(side_kind side, cuda::std::uint64_t update, bool releaser_comes_back = false);
-  // The calling host thread's acquisitions on the CPU side, for release(): see there.
-  UNISYNC_HOST_DEVICE void note_acquired(side_kind side) noexcept;
+  // Whether release() gives back the permit the calling host thread took here with
+  // acquire() (turn_comes notes it): see there.
   UNISYNC_HOST_DEVICE bool releases_own_acquisition(side_kind side, cuda::std::uint64_t update) noexcept;
   // Whether the admitted `ticket` is a turn (checks the other side's wants); notes the
-  // calling host thread's run of tickets. `gave`: the acquire() gave its permit away.
+  // calling host thread's acquisition and run of tickets. `gave`: the acquire() gave its
+  // permit away.
   UNISYNC_HOST_DEVICE bool turn_comes(side_kind side, cuda::std::uint64_t ticket, bool gave) noexcept;
   UNISYNC_HOST_DEVICE bool try_acquire_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_acquire_within(side_kind side, cuda::std::uint64_t timeout_ns);

@@ -97,12 +97,6 @@ inline host_semaphore_notes& host_thread_semaphore_notes() noexcept
 }  // namespace detail
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
-UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::note_acquired(side_kind side) noexcept
-{
-  NV_IF_TARGET(NV_IS_HOST, (if (side == side_kind::cpu) detail::host_thread_semaphore_notes().holds_permit_of = this;))
-}
-
-template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::releases_own_acquisition(
     side_kind side, cuda::std::uint64_t update) noexcept
 {
@@ -128,11 +122,14 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::tu
   // lone_turn_ns have passed since its last turn, or since its admission after giving
   // its permit away at one (see tuning). A ticket taken on the CPU side of another
   // semaphore ends the run. The run is a hint: with any answer the turns come at least
-  // every lone_turn_factor T tickets (test/models: LONE).
+  // every lone_turn_factor T tickets (test/models: LONE). The same look at the thread's
+  // notes records its acquisition for release()'s pairing (an admission that gives its
+  // permit away is followed by another, which records it again).
   cuda::std::uint32_t const turn = turn_length(side);
   bool comes = ticket % turn == 0;
   NV_IF_TARGET(NV_IS_HOST, (if (side == side_kind::cpu) {
     detail::host_semaphore_notes& notes = detail::host_thread_semaphore_notes();
+    notes.holds_permit_of = this;
     bool const continues = notes.run_on == this && ticket == notes.last_ticket + 1;
     notes.run_on = this;
     notes.last_ticket = ticket;
@@ -191,10 +188,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::ac
     // FIFO rotation keep their order, so with K a multiple of T the giver's next ticket is
     // again a multiple of T, and it would give forever while the other side stays hungry
     // (test/models: BUG_GIVE_EVERY_TURN).
-    if (!turn_comes(side, ticket, gave) || gave || !give_turn_away(side, ticket)) {
-      note_acquired(side);
-      return;
-    }
+    if (!turn_comes(side, ticket, gave) || gave || !give_turn_away(side, ticket)) return;
     gave = true;
   }
 }
