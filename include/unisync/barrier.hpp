@@ -36,10 +36,14 @@ struct empty_completion {
  * `stop` is 2^25: the addition that reaches it carries out of the count into the phase
  * number, which completes the phase, releases the waiters and leaves the count at zero
  * for the next phase. With a completion function `stop` lies 2^23 below the carry: the
- * addition that reaches it runs the completion, then adds the rest, which carries. No
- * thread re-arms after a phase (unless arrivals beyond it came in, below), so the
- * completing arrival does nothing more than acquire.
- * No other state is shared.
+ * addition that reaches it runs the completion, then adds the rest, which carries. The
+ * completing arrival does nothing more than acquire, unless arrivals beyond the phase
+ * came in (below), or, on the GPU, the phase takes few additions (at most
+ * `tuning::barrier_arm_ahead_additions` of the completing one's weight: one block, a
+ * few warps or blocks) or was completed by its arm (every arrival came before it):
+ * then the completing thread arms the next phase as well, with a compare-and-swap from
+ * the carried word whose result it does not wait for (it fails only where the next
+ * phase's first arrival or drop found the zero and armed it). No other state is shared.
  *
  * More arrivals than a phase still needs (more threads than `expected` using the barrier,
  * the 32 lanes of a warp on a barrier of 16) count in the next phases, in the order of
@@ -71,8 +75,9 @@ struct empty_completion {
  *
  * Memory ordering: everything any participant did before arriving in a phase is visible
  * to the completion function and to every participant after its wait for that phase
- * returns. Arrivals are acquire-release read-modify-writes at `Scope`; with the arm and
- * the completing carry they form one release sequence, so the addition that completes
+ * returns. Arrivals are acquire-release read-modify-writes at `Scope`; with the arm, the
+ * arm ahead (relaxed: it never completes a phase) and the completing carry, every one a
+ * read-modify-write, they form one release sequence, so the addition that completes
  * the phase (an arrival's, or the arm's, which acquires too) acquires every earlier
  * arrival and the previous completion. Waiters poll with acquire loads; the one that
  * finds the phase number moved synchronizes with every arrival of the phase and, with a
@@ -87,7 +92,9 @@ struct empty_completion {
  * counter and stored the next phase there: three more L2 round trips per phase (H100).
  * Even arming the next phase from it, with an addition it does not wait for, made 33-528
  * blocks at device scope 3-11% slower (H200 machine; one and 8 blocks, where the first
- * arrival's arm is on the critical path, 23% and 4% faster).
+ * arrival's arm is on the critical path, 23% and 4% faster): the arm ahead is kept for
+ * phases of few additions and phases that an arm completed, which with spread-out
+ * arrivals never happens.
  *
  * @tparam Scope              every participant must be inside this scope.
  * @tparam CompletionFunction nothrow-invocable with no arguments, run once per phase.
@@ -144,8 +151,9 @@ class basic_barrier {
   /// builds): update > 0 and at most the arrivals still missing in the phase it lands in
   /// (more, and the excess counts in the next phases; the token is that of the last).
   /// Never waits. Cost: one acquire-release fetch_add at `Scope`; the phase's first arrival
-  /// adds the arm with a second one (and the arrival that completes the phase runs the
-  /// completion and adds the carry, with a completion function).
+  /// adds the arm with a second one, unless the thread that completed the previous phase armed it ahead (and
+  /// the arrival that completes the phase runs the completion and adds the carry, with a
+  /// completion function).
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
   /// Blocks until the phase of `token` has completed. Cost: one acquire load per poll;
@@ -271,6 +279,8 @@ class basic_barrier {
   UNISYNC_HOST_DEVICE static void place_beyond(arrivals_placed& placed, cuda::std::uint32_t count);
   UNISYNC_HOST_DEVICE static cuda::std::uint32_t arm_for(cuda::std::uint32_t participants);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t complete_phase(cuda::std::uint64_t before, cuda::std::uint32_t added);
+  UNISYNC_HOST_DEVICE static bool arms_ahead(cuda::std::uint64_t after, cuda::std::uint32_t added);
+  UNISYNC_HOST_DEVICE void arm_ahead(cuda::std::uint64_t after);
   UNISYNC_HOST_DEVICE cuda::std::uint64_t carry_out(cuda::std::uint64_t before, cuda::std::uint32_t added);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t arm_leftover(cuda::std::uint64_t after);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token, cuda::std::memory_order order,

@@ -62,6 +62,19 @@ struct tuning {
   /// 8 threads 0.95 against 1.16 us per phase, 15 threads 1.59 against 2.66 us; but 4
   /// threads 0.57 against 0.38 us (a second line crosses on each release).
   static constexpr cuda::std::uint32_t host_hint_min_participants = 8;
+  /// On the GPU the thread whose addition completes a phase of `basic_barrier` arms the
+  /// next phase (instead of leaving that to its first arrival, a second dependent atomic on
+  /// that phase's critical path) when the phase takes at most this many additions of that
+  /// weight, or when its addition was the arm. H100, device scope, block arrival, five
+  /// interleaved rounds (benchmark/results/h100-barrier-arm-ahead): one block 0.935 against
+  /// 1.061 us per phase, 8 blocks 0.975x; 33-528 blocks, where an arm ahead at every phase
+  /// cost 3-11% (H200 machine), get none and measured 1.00-1.01x.
+  static constexpr cuda::std::uint32_t barrier_arm_ahead_additions = 8;
+  /// The same on the host, where it is off: a host thread's arm follows its own addition on
+  /// a line its core already holds, while an arm ahead takes the line back from the waiters
+  /// as they leave. Measured on (same folder, host-armed/): no CPU-only cell gained beyond
+  /// the rounds' noise, 4 threads 1.11-1.19x slower.
+  static constexpr cuda::std::uint32_t host_barrier_arm_ahead_additions = 0;
   /// A waiter of a partitioned barrier that is not its side's leader reads the reports
   /// (on the GPU, across the link) only at every this-many-th poll of its side's word once
   /// every arrival of the side is in: the leader reads them at every poll when it waits,

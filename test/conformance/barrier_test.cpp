@@ -308,8 +308,9 @@ void check_oversubscribed(std::uint32_t expected, std::uint32_t multiple, std::u
 /// barrier with every thread on one side; in flat mode it refuses them).
 template <class Kind>
 class ConformanceBarrierMoreThreadsThanExpected : public ::testing::Test {};
-using counting_beyond_a_phase =
-    ::testing::Types<unisync::test::central_barrier_kind, unisync::test::partitioned_barrier_kind>;
+using counting_beyond_a_phase = ::testing::Types<unisync::test::central_barrier_kind,
+                                                 unisync::test::central_barrier_arming_ahead_kind,
+                                                 unisync::test::partitioned_barrier_kind>;
 TYPED_TEST_SUITE(ConformanceBarrierMoreThreadsThanExpected, counting_beyond_a_phase, unisync::test::type_names);
 
 // [thread.barrier.class] arrive: "decrements the expected count by update"; at zero the

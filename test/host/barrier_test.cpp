@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -121,7 +122,8 @@ class HostBarrier : public ::testing::Test {
     expect_completions<Completion>(harness, phases);
   }
 };
-using barrier_kinds = ::testing::Types<unisync::test::central_barrier_kind, unisync::test::partitioned_barrier_kind,
+using barrier_kinds = ::testing::Types<unisync::test::central_barrier_kind, unisync::test::central_barrier_arming_ahead_kind,
+                                       unisync::test::partitioned_barrier_kind,
                                        unisync::test::flat_partitioned_barrier_kind>;
 TYPED_TEST_SUITE(HostBarrier, barrier_kinds, unisync::test::type_names);
 
@@ -357,6 +359,82 @@ TEST(HostBarrier, AnArrivalAtABarrierWithoutParticipantsIsRefused)
   unisync::barrier<> alone(1);
   alone.arrive_and_drop();  // completes its phase and leaves no participant
   EXPECT_THROW(static_cast<void>(alone.arrive()), unisync::error);
+}
+
+/// A completion function that counts its runs.
+struct run_counter {
+  std::atomic<std::uint32_t>* runs;
+  void operator()() const noexcept { ++*runs; }
+};
+
+// The thread that completes a phase of few additions (at most
+// tuning::barrier_arm_ahead_additions of its addition's weight), or completes it with its
+// arm, arms the next phase too, so that its first arrival adds once; with the default
+// completion and with a completion function. On the GPU by default, on the host with a
+// tuning that asks for it.
+template <class Completion>
+using arming_ahead_barrier = unisync::test::central_barrier_arming_ahead_kind::type<Completion>;
+
+TEST(HostBarrier, APhaseOfFewAdditionsLeavesTheNextArmed)
+{
+  using unisync::detail::test_access;
+  std::atomic<std::uint32_t> runs{0};
+  arming_ahead_barrier<unisync::empty_completion> plain(2);
+  arming_ahead_barrier<run_counter> counted(2, run_counter{&runs});
+  auto two_arrivals = [](auto& barrier, int phase) {
+    auto first = barrier.arrive();
+    EXPECT_FALSE(barrier.try_wait(first)) << "phase " << phase << " completed with one of two arrivals";
+    barrier.wait(barrier.arrive());
+    EXPECT_TRUE(barrier.try_wait(first));
+    EXPECT_TRUE(test_access::open_phase_armed(barrier)) << "phase " << phase + 1 << " was not armed ahead";
+  };
+  for (int phase = 0; phase < 3; ++phase) {
+    two_arrivals(plain, phase);
+    two_arrivals(counted, phase);
+  }
+  EXPECT_EQ(runs.load(), 3u);
+  // Sixteen arrivals a phase: an arrival of one that completes it leaves the next phase to
+  // its first arrival, an arm that completes it arms the next.
+  arming_ahead_barrier<unisync::empty_completion> many(16);
+  auto fifteen = many.arrive(15);
+  many.wait(many.arrive());
+  EXPECT_TRUE(many.try_wait(fifteen));
+  EXPECT_FALSE(test_access::open_phase_armed(many));
+  many.wait(many.arrive(16));  // the first addition, then its arm completes the phase
+  EXPECT_TRUE(test_access::open_phase_armed(many));
+  fifteen = many.arrive(15);
+  EXPECT_FALSE(many.try_wait(fifteen)) << "the armed phase completed with 15 of 16 arrivals";
+  many.wait(many.arrive());
+  // The host's default tuning leaves each phase to its first arrival.
+  unisync::barrier<> host_default(1);
+  host_default.wait(host_default.arrive());
+  EXPECT_FALSE(test_access::open_phase_armed(host_default));
+}
+
+// The arm ahead races the next phase's first arrival, which arms the phase itself when it
+// finds the count at zero: the arm ahead must then do nothing, or the phase is armed twice
+// and completes before its arrivals are in.
+TEST(HostBarrier, AnArmAheadAfterTheNextPhasesFirstArrivalChangesNothing)
+{
+  using unisync::detail::test_access;
+  std::atomic<std::uint32_t> runs{0};
+  unisync::barrier<> plain(2);
+  unisync::barrier<run_counter> counted(2, run_counter{&runs});
+  auto race = [](auto& barrier) {
+    std::uint64_t const carried = test_access::word(barrier);  // an open phase at zero, as a carry leaves it
+    auto first = barrier.arrive();                             // finds the zero and arms
+    test_access::arm_ahead(barrier, carried);                  // the late arm ahead
+    EXPECT_FALSE(barrier.try_wait(first)) << "the phase completed with one of two arrivals";
+    auto second = barrier.arrive();
+    EXPECT_TRUE(barrier.try_wait(first));
+    EXPECT_TRUE(barrier.try_wait(second));
+    auto next = barrier.arrive();
+    EXPECT_FALSE(barrier.try_wait(next)) << "the next phase completed with one of two arrivals";
+    barrier.wait(barrier.arrive());
+  };
+  race(plain);
+  race(counted);
+  EXPECT_EQ(runs.load(), 2u);
 }
 
 TEST(HostPartitionedBarrier, ConstantExpressionConstruction)

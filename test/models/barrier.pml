@@ -15,12 +15,19 @@
  *                      completion function: completion_(), then
  *                      a = word_.fetch_add(HEADROOM, release) + HEADROOM (the carry);
  *                      if count(a) != 0 (arrivals beyond the phase are in the next, which
- *                      nobody saw at zero): arm_leftover(a)
+ *                      nobody saw at zero): arm_leftover(a); else, if the addition that
+ *                      completed the phase was an arm or the phase takes at most 8
+ *                      additions of its weight: arm_ahead(a) (the model lets any
+ *                      completion that is not an arm's choose)
  *   arm_leftover(a)    loop { arm = STOP - participants(a); b = word_.fetch_add(arm,
  *                      acquire); if !completes(b, arm) return; complete it as above;
- *                      if count(a) == 0 return }
+ *                      if count(a) == 0 { arm_ahead(a) as above; return } }
  *                      (the model folds the first arrival's arm and these arms into one
  *                      loop, settle)
+ *   arm_ahead(a)       word_.compare_exchange_strong(a, a + STOP - participants(a),
+ *                      relaxed): arms the next phase unless its first arrival or a drop
+ *                      changed the word first (the result is not waited for: the model
+ *                      runs it as a step of its own after the thread's other steps)
  *   place(b, open, w)  armed count below STOP: rank r < STOP - count in phase(b); else
  *                      position = count (or count - STOP above the stop), in phase
  *                      phase(b) (+1 above the stop) + position / P, room P - position % P;
@@ -108,6 +115,9 @@
  *   -DBUG_DROP_UNARMED         (with -DOVER -DDROPPER) a drop adds while the open phase is
  *                              unarmed: the arm then reads one participant too few
  *                              (assertion)
+ *   -DBUG_ARM_AHEAD_BLIND      arm_ahead adds its arm instead of exchanging it: when the
+ *                              next phase's first arrival armed it already, it is armed
+ *                              twice and completes early (assertion)
  */
 
 #ifndef PHASES
@@ -219,18 +229,26 @@ inline complete_phase(k, aph, acnt, apar) {
   skip
 }
 
-/* settle: `bph, bcnt` frame the last addition of `n` (before), `aph, acnt, apar` the word after it */
-inline settle(bph, bcnt, n, aph, acnt, apar, arms) {
+/* settle: `bph, bcnt` frame the last addition of `n` (before), `aph, acnt, apar` the word
+   after it; `byarm`: that addition was an arm. Sets `ahead` when the thread arms the next
+   phase ahead: always after an arm that completed a phase and left the count at zero,
+   and by choice after any other completion that left it at zero (the code decides by
+   the number of additions a phase takes, a heuristic: the model allows either). */
+inline settle(bph, bcnt, n, aph, acnt, apar, arms, byarm, ahead) {
   do
   :: true ->
      if
      :: COMPLETES(bcnt, n) ->
         complete_phase(bph, aph, acnt, apar);
 #if defined(BUG_NO_LEFTOVER_ARM)
-        arms = false
+        arms = false;
 #else
-        arms = acnt != 0
+        arms = acnt != 0;
 #endif
+        if
+        :: ahead = acnt == 0
+        :: !byarm -> ahead = false
+        fi
      :: else -> skip
      fi;
      if
@@ -246,9 +264,26 @@ inline settle(bph, bcnt, n, aph, acnt, apar, arms) {
 #if defined(BUG_ARM_UNCHECKED)
         n = 0;
 #endif
+        byarm = true;
         arms = false
      fi
   od
+}
+
+/* arm_ahead(a): the compare-and-swap from the word the carry left, `aph, acnt, apar` */
+inline arm_ahead(aph, acnt, apar) {
+  atomic {
+    if
+#if defined(BUG_ARM_AHEAD_BLIND)
+    :: true ->                                         /* BUG: adds, whatever came first */
+#else
+    :: phase == aph && count == acnt && parts == apar ->  /* the exchange succeeds */
+#endif
+       assert(parts == abs_first[phase]);               /* armed for the phase's participants */
+       add_to_count(STOP - parts)
+    :: else -> skip                                    /* the next phase's first arrival armed it */
+    fi
+  }
 }
 
 /* place(before, after, w): the phase of rank r, into `ph` */
@@ -310,7 +345,7 @@ inline arrive(w, drop, last, done) {
     aph = phase; acnt = count; apar = parts
   };
   if
-  :: arms || COMPLETES(bcnt, n) -> settle(bph, bcnt, n, aph, acnt, apar, arms)
+  :: arms || COMPLETES(bcnt, n) -> settle(bph, bcnt, n, aph, acnt, apar, arms, byarm, ahead)
   :: else -> skip
   fi;
   if
@@ -326,7 +361,11 @@ inline arrive(w, drop, last, done) {
      done = aph > last
   :: else -> skip
   fi;
-  r = 0; n = 0; pos = 0; arms = false
+  if
+  :: ahead -> arm_ahead(aph, acnt, apar)
+  :: else -> skip
+  fi;
+  r = 0; n = 0; pos = 0; arms = false; byarm = false; ahead = false
 }
 
 inline wait(tok, done) {
@@ -368,7 +407,7 @@ inline after_arrival(id, k, tok, done) {
   byte bph, bcnt, bpar, aph, acnt, apar, n, r, ph, pos; \
   byte b0ph, b0cnt, b0par; \
   byte gph[W0 + 1]; \
-  bool arms, done; \
+  bool arms, byarm, ahead, done; \
   byte tok
 
 #if defined(DROPPER)

@@ -24,6 +24,23 @@ struct central_barrier_kind {
   }
 };
 
+/// Tuning that arms a barrier's next phase ahead on the host as on the GPU, so that host
+/// threads (and ThreadSanitizer) race the arm ahead against the next phase's arrivals.
+struct arming_ahead_on_host : unisync::tuning {
+  static constexpr cuda::std::uint32_t host_barrier_arm_ahead_additions = 8;
+};
+
+/// The central barrier with the arm ahead on the host.
+struct central_barrier_arming_ahead_kind {
+  template <class Completion>
+  using type = unisync::basic_barrier<cuda::thread_scope_system, Completion,
+                                      unisync::basic_proportional_backoff<arming_ahead_on_host>>;
+  template <class Barrier>
+  static void prepare(Barrier&)
+  {
+  }
+};
+
 struct partitioned_barrier_kind {
   template <class Completion>
   using type = unisync::partitioned_barrier<Completion>;
@@ -46,6 +63,10 @@ struct flat_partitioned_barrier_kind {
 template <>
 struct type_name<central_barrier_kind> {
   static std::string get() { return "barrier"; }
+};
+template <>
+struct type_name<central_barrier_arming_ahead_kind> {
+  static std::string get() { return "barrier_arming_ahead"; }
 };
 template <>
 struct type_name<partitioned_barrier_kind> {

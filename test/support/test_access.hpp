@@ -398,6 +398,26 @@ struct test_access {
   {
     return barrier.arrive_placed(lanes);
   }
+  /// The barrier's word (phase | count | participants).
+  template <cuda::thread_scope Scope, class Completion, class Backoff>
+  static cuda::std::uint64_t word(basic_barrier<Scope, Completion, Backoff>& barrier)
+  {
+    return atomic_at<Scope>(barrier.word_).load(memory_order_acquire);
+  }
+  /// Whether the barrier's open phase has been armed (by its first arrival or ahead).
+  template <cuda::thread_scope Scope, class Completion, class Backoff>
+  static bool open_phase_armed(basic_barrier<Scope, Completion, Backoff>& barrier)
+  {
+    using barrier_type = basic_barrier<Scope, Completion, Backoff>;
+    return barrier_type::is_armed(barrier_type::count_of(word(barrier)));
+  }
+  /// The arm ahead of a thread that completed a phase and left the barrier at `after`, run
+  /// late: after whatever the test did to the barrier since.
+  template <cuda::thread_scope Scope, class Completion, class Backoff>
+  static void arm_ahead(basic_barrier<Scope, Completion, Backoff>& barrier, cuda::std::uint64_t after)
+  {
+    barrier.arm_ahead(after);
+  }
   /// The number of the barrier's open phase (bits 63..48 of its word): one more per
   /// completed phase, wrapping at 2^16.
   template <cuda::thread_scope Scope, class Completion, class Backoff>
