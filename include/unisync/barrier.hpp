@@ -43,7 +43,10 @@ struct empty_completion {
  * few warps or blocks) or was completed by its arm (every arrival came before it):
  * then the completing thread arms the next phase as well, with a compare-and-swap from
  * the carried word whose result it does not wait for (it fails only where the next
- * phase's first arrival or drop found the zero and armed it). No other state is shared.
+ * phase's first arrival or drop found the zero and armed it). That write may come after
+ * the waiters were released, as std allows: a barrier must outlive every call on it, so
+ * free or reuse it only once every thread has returned from its calls, not when one wait
+ * returns. No other state is shared.
  *
  * More arrivals than a phase still needs (more threads than `expected` using the barrier,
  * the 32 lanes of a warp on a barrier of 16) count in the next phases, in the order of
@@ -94,7 +97,7 @@ struct empty_completion {
  * blocks at device scope 3-11% slower (H200 machine; one and 8 blocks, where the first
  * arrival's arm is on the critical path, 23% and 4% faster): the arm ahead is kept for
  * phases of few additions and phases that an arm completed, which with spread-out
- * arrivals never happens.
+ * arrivals practically never happens.
  *
  * @tparam Scope              every participant must be inside this scope.
  * @tparam CompletionFunction nothrow-invocable with no arguments, run once per phase.

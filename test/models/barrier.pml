@@ -15,10 +15,10 @@
  *                      completion function: completion_(), then
  *                      a = word_.fetch_add(HEADROOM, release) + HEADROOM (the carry);
  *                      if count(a) != 0 (arrivals beyond the phase are in the next, which
- *                      nobody saw at zero): arm_leftover(a); else, if the addition that
- *                      completed the phase was an arm or the phase takes at most 8
- *                      additions of its weight: arm_ahead(a) (the model lets any
- *                      completion that is not an arm's choose)
+ *                      nobody saw at zero): arm_leftover(a); else, on the GPU, if the
+ *                      addition that completed the phase was an arm or the phase takes
+ *                      at most 8 additions of its weight: arm_ahead(a) (the model lets
+ *                      every completion that leaves the count at zero choose)
  *   arm_leftover(a)    loop { arm = STOP - participants(a); b = word_.fetch_add(arm,
  *                      acquire); if !completes(b, arm) return; complete it as above;
  *                      if count(a) == 0 { arm_ahead(a) as above; return } }
@@ -117,7 +117,8 @@
  *                              (assertion)
  *   -DBUG_ARM_AHEAD_BLIND      arm_ahead adds its arm instead of exchanging it: when the
  *                              next phase's first arrival armed it already, it is armed
- *                              twice and completes early (assertion)
+ *                              twice and completes before its arrivals are in (assertion:
+ *                              a carry before the abstract phase ended)
  */
 
 #ifndef PHASES
@@ -230,11 +231,11 @@ inline complete_phase(k, aph, acnt, apar) {
 }
 
 /* settle: `bph, bcnt` frame the last addition of `n` (before), `aph, acnt, apar` the word
-   after it; `byarm`: that addition was an arm. Sets `ahead` when the thread arms the next
-   phase ahead: always after an arm that completed a phase and left the count at zero,
-   and by choice after any other completion that left it at zero (the code decides by
-   the number of additions a phase takes, a heuristic: the model allows either). */
-inline settle(bph, bcnt, n, aph, acnt, apar, arms, byarm, ahead) {
+   after it. Sets `ahead` when the thread arms the next phase ahead, a choice after any
+   completion that left the count at zero: the code decides by the number of additions a
+   phase takes and whether an arm completed it (on the GPU), or never (on the host), and
+   the model allows either. */
+inline settle(bph, bcnt, n, aph, acnt, apar, arms, ahead) {
   do
   :: true ->
      if
@@ -247,7 +248,7 @@ inline settle(bph, bcnt, n, aph, acnt, apar, arms, byarm, ahead) {
 #endif
         if
         :: ahead = acnt == 0
-        :: !byarm -> ahead = false
+        :: ahead = false
         fi
      :: else -> skip
      fi;
@@ -264,7 +265,6 @@ inline settle(bph, bcnt, n, aph, acnt, apar, arms, byarm, ahead) {
 #if defined(BUG_ARM_UNCHECKED)
         n = 0;
 #endif
-        byarm = true;
         arms = false
      fi
   od
@@ -275,13 +275,13 @@ inline arm_ahead(aph, acnt, apar) {
   atomic {
     if
 #if defined(BUG_ARM_AHEAD_BLIND)
-    :: true ->                                         /* BUG: adds, whatever came first */
+    :: true -> add_to_count(STOP - apar)               /* BUG: adds, whatever came first */
 #else
     :: phase == aph && count == acnt && parts == apar ->  /* the exchange succeeds */
-#endif
        assert(parts == abs_first[phase]);               /* armed for the phase's participants */
        add_to_count(STOP - parts)
     :: else -> skip                                    /* the next phase's first arrival armed it */
+#endif
     fi
   }
 }
@@ -345,7 +345,7 @@ inline arrive(w, drop, last, done) {
     aph = phase; acnt = count; apar = parts
   };
   if
-  :: arms || COMPLETES(bcnt, n) -> settle(bph, bcnt, n, aph, acnt, apar, arms, byarm, ahead)
+  :: arms || COMPLETES(bcnt, n) -> settle(bph, bcnt, n, aph, acnt, apar, arms, ahead)
   :: else -> skip
   fi;
   if
@@ -365,7 +365,7 @@ inline arrive(w, drop, last, done) {
   :: ahead -> arm_ahead(aph, acnt, apar)
   :: else -> skip
   fi;
-  r = 0; n = 0; pos = 0; arms = false; byarm = false; ahead = false
+  r = 0; n = 0; pos = 0; arms = false; ahead = false
 }
 
 inline wait(tok, done) {
@@ -407,7 +407,7 @@ inline after_arrival(id, k, tok, done) {
   byte bph, bcnt, bpar, aph, acnt, apar, n, r, ph, pos; \
   byte b0ph, b0cnt, b0par; \
   byte gph[W0 + 1]; \
-  bool arms, byarm, ahead, done; \
+  bool arms, ahead, done; \
   byte tok
 
 #if defined(DROPPER)
