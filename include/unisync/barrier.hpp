@@ -154,9 +154,10 @@ class basic_barrier {
   /// builds): update > 0 and at most the arrivals still missing in the phase it lands in
   /// (more, and the excess counts in the next phases; the token is that of the last).
   /// Never waits. Cost: one acquire-release fetch_add at `Scope`; the phase's first arrival
-  /// adds the arm with a second one, unless the thread that completed the previous phase armed it ahead (and
-  /// the arrival that completes the phase runs the completion and adds the carry, with a
-  /// completion function).
+  /// adds the arm with a second one, unless the thread that completed the previous phase
+  /// armed it ahead (and the arrival that completes the phase runs the completion and adds
+  /// the carry, with a completion function; on the GPU the thread that completes a phase
+  /// of few additions arms the next one with a compare-and-swap it does not wait for).
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
   /// Blocks until the phase of `token` has completed. Cost: one acquire load per poll;

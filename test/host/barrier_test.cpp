@@ -122,9 +122,9 @@ class HostBarrier : public ::testing::Test {
     expect_completions<Completion>(harness, phases);
   }
 };
-using barrier_kinds = ::testing::Types<unisync::test::central_barrier_kind, unisync::test::central_barrier_arming_ahead_kind,
-                                       unisync::test::partitioned_barrier_kind,
-                                       unisync::test::flat_partitioned_barrier_kind>;
+using barrier_kinds =
+    ::testing::Types<unisync::test::central_barrier_kind, unisync::test::central_barrier_arming_ahead_kind,
+                     unisync::test::partitioned_barrier_kind, unisync::test::flat_partitioned_barrier_kind>;
 TYPED_TEST_SUITE(HostBarrier, barrier_kinds, unisync::test::type_names);
 
 TYPED_TEST(HostBarrier, NoParticipantLeavesPhaseEarly)

@@ -124,7 +124,8 @@ UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFun
   // publishes nothing, and as a read-modify-write it continues the word's release
   // sequence. Only where arms_ahead() says so: with many additions a phase, an addition
   // at the phase's turn made 33-528 blocks 3-11% slower.
-  if (participants_of(after) == 0) return;  // every participant left: the next arrival's own arm refuses it
+  // Every participant left: the next arrival's own arm refuses it.
+  if (participants_of(after) == 0) return;
   cuda::std::uint64_t const arm = arm_for(participants_of(after));
   cuda::std::uint64_t expected = after;
   cuda::std::uint64_t const armed = after + (arm << count_shift);
