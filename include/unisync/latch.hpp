@@ -144,13 +144,11 @@ class basic_latch {
   /// stand in for the GPU by naming it).
   enum class side_kind : cuda::std::uint32_t { cpu, gpu };
 
-  // The GPU's word: total counted (bits 63..32) | unused (31) | watched (30) | unreported
+  // The GPU's word: total counted (bits 63..32) | unused (31..30) | unreported
   // count_downs (29..0). Unreported counts the GPU count_downs since the current
-  // reporter's turn began; nonzero means a report is under way. Watched: a GPU waiter has
-  // become the watcher.
+  // reporter's turn began; nonzero means a report is under way.
   static constexpr int counted_shift = 32;
   static constexpr cuda::std::uint32_t count_mask = (1u << 30) - 1;
-  static constexpr cuda::std::uint64_t watched_flag = cuda::std::uint64_t{1} << 30;
   static constexpr cuda::std::uint64_t unreported_mask = count_mask;
 
   /// Below system scope: the count left, on a line of its own.
@@ -181,13 +179,19 @@ class basic_latch {
   /// The GPU's page, advised for the device: the CPU never touches it.
   struct alignas(detail::page_size) device_part {
     UNISYNC_HOST_DEVICE constexpr explicit device_part(cuda::std::uint32_t count)
-        : word(0), released(0), expected(count), flat(0)
+        : word(0), watched(0), released(0), expected(count), flat(0)
     {
     }
-    // Total | watched | unreported (above): written by GPU count_downs (fetch_add),
-    // reporters (compare-and-swap) and the watcher's claim (fetch_or); polled by the
-    // watcher and read by GPU try_waits.
+    // Total | unreported (above): written by GPU count_downs (fetch_add) and reporters
+    // (compare-and-swap); polled by the watcher and read by GPU try_waits.
     alignas(detail::cache_line_size) cuda::std::uint64_t word;
+    // 1 once a GPU waiter has become the watcher: exchanged by the waiters that find it
+    // 0. A line of its own: in the word, the claims of the warps that reached their wait
+    // before the first claim landed were read-modify-writes queueing with the count_downs
+    // (H100, per thread with 264 and 528 blocks and 1-8 CPU threads: 0.93-0.98x the time
+    // per round, release 5.9 against 6.1 us at 528 blocks;
+    // benchmark/results/h100-latch-watcher-line).
+    alignas(detail::cache_line_size) cuda::std::uint32_t watched;
     // 1 once the GPU's watcher (or a GPU try_wait) saw the count reach zero: stored once
     // by them, polled by the GPU's other waiters.
     alignas(detail::cache_line_size) cuda::std::uint32_t released;

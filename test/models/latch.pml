@@ -12,17 +12,17 @@
  *                          } while (!word.compare_exchange(now, now with unreported = 0))
  *                          (acq_rel on success, acquire on failure: `now` is reloaded)
  *   wait_as(cpu)           poll counted + gpu_report (acquire loads) until >= expected
- *   wait_as(gpu)           released line set -> return; word not watched ->
- *                          fetch_or(watched): the first to set it is the watcher. Watcher's
- *                          poll: the word's total, then (while the sum is short) the CPU's
- *                          counted across the link, kept as cpu_seen; a sum >= expected:
- *                          store the released line and return. The others poll the released
- *                          line alone.
+ *   wait_as(gpu)           released line set -> return; watched flag (a word of its own)
+ *                          0 -> exchange it to 1: the one that found it 0 is the watcher.
+ *                          Watcher's poll: the word's total, then (while the sum is
+ *                          short) the CPU's counted across the link, kept as cpu_seen; a
+ *                          sum >= expected: store the released line and return. The others
+ *                          poll the released line alone.
  *   try_wait_as(gpu)       released line set, or word total + counted >= expected (then
  *                          stores the released line); one look, no poll
- * The GPU word is one 64-bit word in the code (total | watched | unreported), here a
- * tuple always changed in one atomic step; the compare-and-swap compares all of it. The
- * released line is a word of its own.
+ * The GPU word is one 64-bit word in the code (total | unreported), here a pair always
+ * changed in one atomic step; the compare-and-swap compares all of it. The watched flag
+ * and the released line are words of their own.
  *
  * Memory model: sequential consistency, except with -DSTORE_BUFFERS: each GPU thread's
  * report store enters a store buffer of its own and becomes visible later (a drain
@@ -103,7 +103,7 @@
 #define GPU_WEIGHT(i) ((i) == 0 -> WG0 : 1)
 #define EXPECTED (NC + (NG > 0 -> WG0 + NG - 1 : 0))
 
-/* the GPU word: total | watched | unreported; the released line */
+/* the GPU word: total | unreported; the watched flag; the released line */
 byte g_counted = 0;
 bool g_watched = false;
 byte g_unreported = 0;
@@ -155,7 +155,6 @@ proctype cpu_counter(byte i) {
 proctype gpu_counter(byte i) {
   byte w = GPU_WEIGHT(i);
   byte seen_counted, seen_unreported;
-  bool seen_watched;
   bool unreported_before;
   gpu_flag[i] = true;
   atomic {
@@ -164,8 +163,7 @@ proctype gpu_counter(byte i) {
     g_counted = g_counted + w;
     g_unreported = g_unreported + 1;
     assert(g_counted + h_counted <= EXPECTED);
-    seen_counted = g_counted; seen_unreported = g_unreported;
-    seen_watched = g_watched
+    seen_counted = g_counted; seen_unreported = g_unreported
   };
 #if defined(BUG_NAIVE_REPORT)
   store_report(i, seen_counted);
@@ -188,12 +186,10 @@ proctype gpu_counter(byte i) {
           g_unreported = 0; break
 #else
           if
-          :: g_counted == seen_counted && g_unreported == seen_unreported &&
-             g_watched == seen_watched ->
+          :: g_counted == seen_counted && g_unreported == seen_unreported ->
              g_unreported = 0; break
           :: else ->   /* failed: `now` reloaded, report again */
-             seen_counted = g_counted; seen_unreported = g_unreported;
-             seen_watched = g_watched
+             seen_counted = g_counted; seen_unreported = g_unreported
           fi
 #endif
         }

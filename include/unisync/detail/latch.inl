@@ -223,10 +223,9 @@ UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait_as(side_kind side, cu
       }
       // The first GPU waiter to claim it becomes the watcher. Relaxed: the claim carries
       // no data; the watcher synchronizes through its acquire polls.
-      detail::own_side_word<cuda::std::uint64_t> const gpu_word(self.state_.device.word);
-      cuda::std::uint64_t const now = gpu_word.load(detail::memory_order_relaxed);
-      if ((now & watched_flag) == 0) {
-        watches = (gpu_word.fetch_or(watched_flag, detail::memory_order_relaxed) & watched_flag) == 0;
+      detail::own_side_word<cuda::std::uint32_t> const claim(self.state_.device.watched);
+      if (claim.load(detail::memory_order_relaxed) == 0) {
+        watches = claim.exchange(1, detail::memory_order_relaxed) == 0;
       }
     }
   }
