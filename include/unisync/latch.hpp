@@ -60,7 +60,7 @@ namespace unisync {
  * are release read-modify-writes (the GPU's acquire too: a reporter's store then carries
  * every count_down it reports); the GPU's report is stored with a system-scope release;
  * waiters read with acquire loads, the GPU's watcher releases the other GPU waiters
- * through the GPU word. PTX releases and acquires are cumulative and causality order
+ * through the released line. PTX releases and acquires are cumulative and causality order
  * chains through synchronizations of different scopes.
  *
  * @tparam Scope   every thread that uses it must be inside this scope.
@@ -186,8 +186,8 @@ class basic_latch {
     // (compare-and-swap); polled by the watcher and read by GPU try_waits.
     alignas(detail::cache_line_size) cuda::std::uint64_t word;
     // 1 once a GPU waiter has become the watcher: exchanged by the waiters that find it
-    // 0. A line of its own: in the word, the claims of the warps that reached their wait
-    // before the first claim landed were read-modify-writes queueing with the count_downs
+    // 0. A line of its own, not a bit in the word, where the claims of the warps that
+    // reach their wait before the first claim lands would queue with the count_downs
     // (H100, per thread with 264 and 528 blocks and 1-8 CPU threads: 0.93-0.98x the time
     // per round, release 5.9 against 6.1 us at 528 blocks;
     // benchmark/results/h100-latch-watcher-line).

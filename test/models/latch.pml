@@ -2,7 +2,8 @@
  * latch.pml - unisync::basic_latch at system scope: each side counts its own count_downs;
  * the CPU's total is host memory the GPU loads, the GPU's total reaches the host through
  * reports that one GPU count_down at a time (the reporter) stores; one GPU waiter (the
- * watcher) reads across the link and releases the other GPU waiters through the GPU word.
+ * watcher) reads across the link and releases the other GPU waiters through the released
+ * line.
  *
  * Mirrors include/unisync/detail/latch.inl (contract: include/unisync/latch.hpp):
  *   count_down_as(cpu, w)  counted += w (fetch_add, release)

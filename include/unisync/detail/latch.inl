@@ -221,8 +221,9 @@ UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait_as(side_kind side, cu
           0) {
         return;
       }
-      // The first GPU waiter to claim it becomes the watcher. Relaxed: the claim carries
-      // no data; the watcher synchronizes through its acquire polls.
+      // The GPU waiter whose exchange finds the watched flag 0 becomes the watcher; one
+      // that loads 1 skips the exchange. Relaxed: the claim carries no data; the watcher
+      // synchronizes through its acquire polls.
       detail::own_side_word<cuda::std::uint32_t> const claim(self.state_.device.watched);
       if (claim.load(detail::memory_order_relaxed) == 0) {
         watches = claim.exchange(1, detail::memory_order_relaxed) == 0;
