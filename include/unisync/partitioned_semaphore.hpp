@@ -31,7 +31,9 @@ namespace unisync {
  *   it wants from the other side (`wants`, a target for the other side's sent counter);
  *   one waiter at a time does that (the side's import role, a try-lock in its page), and
  *   mirrors the other side's sent counter into its own page, where the side's waiters
- *   read it: a ticket is admitted below permits_granted + permits_seen. A GPU waiter
+ *   read it: a ticket is admitted below permits_granted + permits_seen (a GPU waiter
+ *   polls at least once per crossing, `tuning::link_handoff_ns`, while its side's own
+ *   grants stand still, whatever its place in the queue). A GPU waiter
  *   within `tuning::import_near_turn_tickets` of its turn leaves the role to waiters
  *   further back (or does not take it) while it sees the side's own grants move, so that
  *   no permit waits for a holder's link loads across PCIe; once they have stood still for
@@ -47,7 +49,11 @@ namespace unisync {
  *   have passed since its last turn or its admission after giving; and a
  *   release that leaves permits no waiter of its side takes forwards them to a hungry
  *   other side (on the GPU it looks at the link at most every
- *   `tuning::link_check_interval_ns`, see below), except a host thread's release of the
+ *   `tuning::link_check_interval_ns`, see below): as many as the other side's waiters
+ *   lack, or all of them where nobody of its side has taken a ticket since the side's
+ *   last forward (a side that only releases, as a work queue's consumers release its
+ *   free slots; one request per crossing held such a queue to a few items per
+ *   crossing), except a host thread's release of the
  *   one permit it took here with acquire() (a pair, as in a lock-like loop; a try takes
  *   no turn, so its release forwards): that permit stays in the
  *   CPU's pool for the thread's next acquire, and reaches a hungry GPU side at the CPU's
@@ -84,10 +90,13 @@ namespace unisync {
  * of the other side (a checker at a multiple of T that read the wants before they were
  * visible is followed by one T later), so its waiter with Q tickets ahead sees at most
  * about (Q + 2) T acquisitions of the other side, (Q + 2) lone_turn_factor T of a lone
- * host thread. test/models/partitioned_semaphore.pml checks, with turns of two, liveness
- * for one or two threads a side (three threads in all, with and without steals) and the
- * (Q + 2) T bound for three threads; with a lone thread's turns (-DLONE=2) safety, the
- * bound and liveness for one thread a side, and safety for three. Corner: while
+ * host thread. test/models/partitioned_semaphore.pml checks, with turns of two and one
+ * permit, liveness for one or two threads a side (three threads in all, with and without
+ * steals) and the (Q + 2) T bound for three threads; with a lone thread's turns
+ * (-DLONE=2) safety, the bound and liveness for one thread a side, and safety for three;
+ * with two permits safety and liveness for one thread a side. The bound is claimed for
+ * one permit: with two the model finds a waiter that sees more (one thread a side,
+ * without steals). Corner: while
  * a side busy with its own permits is hungry for more and the other side is idle with
  * permits in its pool, the heartbeat rule takes them (it does not wait for the busy side
  * to starve).
@@ -266,8 +275,10 @@ class basic_partitioned_semaphore {
     // takes or leaves them (compare-exchange, store).
     alignas(detail::cache_line_size) cuda::std::uint32_t import_role = 0;
     alignas(detail::cache_line_size) cuda::std::uint32_t send_role = 0;
-    // Written only by the send role's holder: permits sent to the other side in all.
+    // Written only by the send role's holder: permits sent to the other side in all, and
+    // tickets_taken as its last forward left it (unchanged since: the side only releases).
     alignas(detail::cache_line_size) cuda::std::uint64_t permits_sent = 0;
+    cuda::std::uint64_t tickets_taken_at_forward = 0;
     // Written only by the import role's holder: the wants last stored to the link, the
     // other side's heartbeat last read and when (this side's clock) it was first read so.
     alignas(detail::cache_line_size) cuda::std::uint64_t wants_stored = 0;

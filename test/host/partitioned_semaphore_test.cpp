@@ -1,8 +1,8 @@
 // The partitioned semaphore across its two sides, with host threads standing in for GPU
 // threads (test_access names the side a call is made from): never more than N holders,
 // no permit lost to timed acquires that give up, releases that wake the other side,
-// release(n) across sides, an idle side's permits taken, turns between busy sides, and
-// the flat mode. Every wait for another thread is bounded, so a lost permit fails a test
+// release(n) across sides, an idle side's permits taken, turns between busy sides, what a
+// forwarding release sends, and the flat mode. Every wait for another thread is bounded, so a lost permit fails a test
 // instead of hanging it.
 
 #include "actors.hpp"
@@ -316,6 +316,46 @@ TEST(PartitionedSemaphorePairs, AReleaseAfterATryForwardsToAHungrySide)
   EXPECT_TRUE(trier.returned_within());
   access::release_as(*semaphore, side::gpu);
   EXPECT_EQ(access::count(*semaphore), 1);
+}
+
+/// A link read at every release and a steal too slow to matter.
+struct every_release_reads_link_tuning : slow_steal_tuning {
+  static constexpr cuda::std::uint32_t link_check_interval_ns = 0;
+};
+using every_release_reads_link_semaphore =
+    unisync::basic_partitioned_semaphore<unisync::semaphore_max,
+                                         unisync::basic_proportional_backoff<every_release_reads_link_tuning>>;
+
+// A side that has only released since its last forward (a work queue's consumers
+// releasing its free slots) sends every free permit to a hungry other side, not only what
+// the other side's waiters lacked when it last asked: one answer per request moved such a
+// queue's slots a few at a time. A side that has taken a ticket since sends what is asked.
+TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesSendsEveryFreePermit)
+{
+  {
+    auto semaphore = std::make_shared<every_release_reads_link_semaphore>(0);
+    bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
+    ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
+    access::release_as(*semaphore, side::gpu, 5);
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 5u) << "a side that only releases kept permits back";
+    EXPECT_TRUE(cpu_waiter.returned_within());
+    EXPECT_EQ(access::pool_count(*semaphore, side::cpu), 4);
+    EXPECT_EQ(access::pool_count(*semaphore, side::gpu), 0);
+  }
+  {
+    auto semaphore = std::make_shared<every_release_reads_link_semaphore>(0);
+    access::release_as(*semaphore, side::gpu);  // nobody hungry: stays in the GPU's pool
+    access::acquire_as(*semaphore, side::gpu);  // a ticket of the GPU side
+    access::release_as(*semaphore, side::gpu);
+    ASSERT_EQ(access::permits_sent_by(*semaphore, side::gpu), 0u);
+    bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
+    ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
+    access::release_as(*semaphore, side::gpu, 3);
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 1u) << "a side that acquires sent more than was asked";
+    EXPECT_TRUE(cpu_waiter.returned_within());
+    EXPECT_EQ(access::pool_count(*semaphore, side::gpu), 3);
+    EXPECT_EQ(access::count(*semaphore), 3);
+  }
 }
 
 /// Turns of two acquisitions, a lone host thread's every fourth, and a steal too slow to

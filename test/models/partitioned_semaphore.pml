@@ -20,7 +20,10 @@
  *   release_as(s)       G[s] += 1; if G[s] + seen[s] > T[s] (leftover) and (GPU: no link
  *                       read within the interval, see below) wants[o] > sent[s]:
  *                       forward_leftovers: try the send role once; k = min(leftover,
- *                       wants[o] - sent[s]); T[s] += k; sent[s] += k; sent_to[o] = sent[s]
+ *                       wants[o] - sent[s]), or the whole leftover where T[s] is still
+ *                       what s's last forward left (only_rel[s]: nobody took a ticket of
+ *                       s since, neither an acquire nor a steal); T[s] += k;
+ *                       only_rel[s] = true; sent[s] += k; sent_to[o] = sent[s]
  * Counters are 64-bit in the code, here modulo M (8) with the code's wrapping distance;
  * every distance stays below M / 2 with these few threads and permits. NORM_POOL and
  * NORM_LINK (below) shift the counters to a canonical offset (a symmetry reduction).
@@ -150,6 +153,7 @@ short seen[2];          /* side.permits_seen */
 short sent[2];          /* side.permits_sent (send role holder's) */
 short sent_to[2];       /* link: sent_to_<side> */
 short wants[2];         /* link: <side>_wants */
+bool only_rel[2] = true; /* T[s] is what s's last forward left (tickets_taken_at_forward) */
 bool import_role[2];
 bool send_role[2];
 bool fresh;             /* a GPU release read the link less than link_check_interval_ns ago */
@@ -273,7 +277,7 @@ proctype thread(byte id) {
   ::
 acquire:
      atomic {                                              /* my = T[s].fetch_add(1) */
-       my[id] = T[s]; INC(T[s], 1);
+       my[id] = T[s]; INC(T[s], 1); only_rel[s] = false;
 #if LONE > 1
        in_row = (last_taker[s] == id); last_taker[s] = id;
 #endif
@@ -320,7 +324,7 @@ acquire:
 #if defined(BUG_STEAL_WITHOUT_CAS)
              :: k > 0 -> skip
 #else
-             :: k > 0 -> INC(T[o], k)
+             :: k > 0 -> INC(T[o], k); only_rel[o] = false
 #endif
              :: else -> k = 0
              fi
@@ -420,13 +424,13 @@ acquire:
         atomic {
           u = D((G[s] + seen[s]) % M, T[s]);
           k = D(wants[o], sent[s]);
-          k = (u < k -> u : k);
+          k = (k <= 0 -> 0 : (u < k || only_rel[s] -> u : k));   /* only released: all */
           if
           :: k > 0 ->
 #if !defined(BUG_FORWARD_KEEPS_TICKETS)
              INC(T[s], k);
 #endif
-             INC(sent[s], k); sent_to[o] = sent[s]
+             only_rel[s] = true; INC(sent[s], k); sent_to[o] = sent[s]
           :: else -> skip
           fi;
           u = 0; k = 0

@@ -238,7 +238,15 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValu
     return forecast_for(side, to_go);
   }
   if (!wait.importing) wait.importing = take_import_role(side);
-  if (!wait.importing) return forecast_for(side, to_go);
+  if (!wait.importing) {
+    // While the side's own grants stand still its permits come across the link, in
+    // batches about one crossing apart: a GPU waiter polls at least that often, or one
+    // forecast to wait for a hundred handoffs would sleep through several batches while
+    // the permits it waits for are already here.
+    cuda::std::uint32_t const forecast = forecast_for(side, to_go);
+    bool const across_link = side == side_kind::gpu && !grants_moving;
+    return across_link && forecast > Backoff::tuning::link_handoff_ns ? Backoff::tuning::link_handoff_ns : forecast;
+  }
   // The side's import role: asks for the permits its waiters lack, mirrors what arrived,
   // and takes an idle other side's free permits; polls again after about one crossing.
   import_for(side, 0, true);
@@ -462,12 +470,18 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
   using detail::pool_scope;
   // A release left permits that no waiter of its side takes, and the other side wants
   // some: take them from the pool as a try_acquire would (never waiting: the send role is
-  // tried once, the exchange a few times) and send them with one store.
+  // tried once, the exchange a few times) and send them with one store: what the other
+  // side's waiters lack, or every free permit where nobody of this side has taken a
+  // ticket since its last forward (a side that only releases, as a work queue's
+  // consumers release its free slots). The other side asks for what its waiters lack
+  // when it reads the link; answering only that, one request per crossing, held such a
+  // queue to a few items per crossing.
   side_part& mine = part_of(side);
   detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
   cuda::std::uint32_t expected = 0;
   if (!role.compare_exchange_strong(expected, 1, detail::memory_order_acquire, detail::memory_order_relaxed)) return;
   detail::own_side_word<cuda::std::uint64_t> const sent(mine.permits_sent);
+  detail::own_side_word<cuda::std::uint64_t> const taken_at_forward(mine.tickets_taken_at_forward);
   cuda::std::uint64_t const already = sent.load(detail::memory_order_relaxed);
   cuda::std::int64_t const owed = detail::wrapping_distance(
       atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed), already);
@@ -476,12 +490,15 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
   cuda::std::uint64_t const granted = atomic_at<pool_scope>(mine.permits_granted).load(detail::memory_order_acquire);
   cuda::std::uint64_t const seen =
       detail::own_side_word<cuda::std::uint64_t>(mine.permits_seen).load(detail::memory_order_acquire);
+  cuda::std::uint64_t const left_by_last_forward = taken_at_forward.load(detail::memory_order_relaxed);
   cuda::std::uint64_t next = taken.load(detail::memory_order_relaxed);
   for (cuda::std::uint32_t attempt = 0; attempt < Backoff::tuning::pool_transfer_attempts && owed > 0; ++attempt) {
     cuda::std::int64_t const free = detail::wrapping_distance(granted + seen, next);
     if (free <= 0) break;
-    cuda::std::uint64_t const count = static_cast<cuda::std::uint64_t>(free < owed ? free : owed);
+    bool const only_releases = next == left_by_last_forward;
+    cuda::std::uint64_t const count = static_cast<cuda::std::uint64_t>(only_releases || free < owed ? free : owed);
     if (taken.compare_exchange_strong(next, next + count, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
+      taken_at_forward.store(next + count, detail::memory_order_relaxed);
       sent.store(already + count, detail::memory_order_relaxed);
       atomic_at<pool_scope>(sent_to(other(side))).store(already + count, detail::memory_order_release);
       break;
