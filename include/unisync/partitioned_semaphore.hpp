@@ -31,9 +31,9 @@ namespace unisync {
  *   it wants from the other side (`wants`, a target for the other side's sent counter);
  *   one waiter at a time does that (the side's import role, a try-lock in its page), and
  *   mirrors the other side's sent counter into its own page, where the side's waiters
- *   read it: a ticket is admitted below permits_granted + permits_seen (a GPU waiter
- *   polls at least once per crossing, `tuning::link_handoff_ns`, while its side's own
- *   grants stand still, whatever its place in the queue). A GPU waiter
+ *   read it: a ticket is admitted below permits_granted + permits_seen (while its side's
+ *   own grants stand still, a GPU waiter's forecast is at most one crossing,
+ *   `tuning::link_handoff_ns`, whatever its place in the queue). A GPU waiter
  *   within `tuning::import_near_turn_tickets` of its turn leaves the role to waiters
  *   further back (or does not take it) while it sees the side's own grants move, so that
  *   no permit waits for a holder's link loads across PCIe; once they have stood still for
@@ -50,10 +50,11 @@ namespace unisync {
  *   release that leaves permits no waiter of its side takes forwards them to a hungry
  *   other side (on the GPU it looks at the link at most every
  *   `tuning::link_check_interval_ns`, see below): as many as the other side's waiters
- *   lack, or all of them where nobody of its side has taken a ticket since the side's
- *   last forward (a side that only releases, as a work queue's consumers release its
- *   free slots; one request per crossing held such a queue to a few items per
- *   crossing), except a host thread's release of the
+ *   lack, or all of them where the side's tickets_taken is what its last forward left
+ *   (nobody of the side took a ticket since and no steal took from it: a side that only
+ *   releases, as a work queue's consumers release its free slots; one request per
+ *   crossing held such a queue to a few items per crossing), except a host thread's
+ *   release of the
  *   one permit it took here with acquire() (a pair, as in a lock-like loop; a try takes
  *   no turn, so its release forwards): that permit stays in the
  *   CPU's pool for the thread's next acquire, and reaches a hungry GPU side at the CPU's
@@ -105,7 +106,8 @@ namespace unisync {
  * whose acquisition that permit admitted, on either side. Releases are release
  * fetch_adds at system scope on the releasing side's pool; waiters poll with acquire
  * loads. A sender (or forwarder) has acquired the permits it sends (its admission's
- * acquire load, or the acquire compare-exchange that takes them), and stores sent_to
+ * acquire load, or the acquire loads of the pool before the compare-exchange that takes
+ * them), and stores sent_to
  * with a system-scope release; the receiving side's import role reads it with a
  * system-scope acquire and stores the mirror with a release, which its waiters acquire.
  * A steal acquires the victim's pool and the link before its compare-exchange and adds
@@ -276,7 +278,8 @@ class basic_partitioned_semaphore {
     alignas(detail::cache_line_size) cuda::std::uint32_t import_role = 0;
     alignas(detail::cache_line_size) cuda::std::uint32_t send_role = 0;
     // Written only by the send role's holder: permits sent to the other side in all, and
-    // tickets_taken as its last forward left it (unchanged since: the side only releases).
+    // tickets_taken as its last forward left it (unchanged since: no ticket taken on the
+    // side and no steal from it, the side only releases).
     alignas(detail::cache_line_size) cuda::std::uint64_t permits_sent = 0;
     cuda::std::uint64_t tickets_taken_at_forward = 0;
     // Written only by the import role's holder: the wants last stored to the link, the

@@ -2,8 +2,8 @@
 // threads (test_access names the side a call is made from): never more than N holders,
 // no permit lost to timed acquires that give up, releases that wake the other side,
 // release(n) across sides, an idle side's permits taken, turns between busy sides, what a
-// forwarding release sends, and the flat mode. Every wait for another thread is bounded, so a lost permit fails a test
-// instead of hanging it.
+// forwarding release sends, and the flat mode. Every wait for another thread is bounded,
+// so a lost permit fails a test instead of hanging it.
 
 #include "actors.hpp"
 #include "bounded.hpp"

@@ -240,9 +240,9 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValu
   if (!wait.importing) wait.importing = take_import_role(side);
   if (!wait.importing) {
     // While the side's own grants stand still its permits come across the link, in
-    // batches about one crossing apart: a GPU waiter polls at least that often, or one
-    // forecast to wait for a hundred handoffs would sleep through several batches while
-    // the permits it waits for are already here.
+    // batches about one crossing apart: a GPU waiter forecasts at most that, or one that
+    // waits for a hundred handoffs would sleep through several batches while the permits
+    // it waits for are already here.
     cuda::std::uint32_t const forecast = forecast_for(side, to_go);
     bool const across_link = side == side_kind::gpu && !grants_moving;
     return across_link && forecast > Backoff::tuning::link_handoff_ns ? Backoff::tuning::link_handoff_ns : forecast;
@@ -471,11 +471,11 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
   // A release left permits that no waiter of its side takes, and the other side wants
   // some: take them from the pool as a try_acquire would (never waiting: the send role is
   // tried once, the exchange a few times) and send them with one store: what the other
-  // side's waiters lack, or every free permit where nobody of this side has taken a
-  // ticket since its last forward (a side that only releases, as a work queue's
-  // consumers release its free slots). The other side asks for what its waiters lack
-  // when it reads the link; answering only that, one request per crossing, held such a
-  // queue to a few items per crossing.
+  // side's waiters lack, or every free permit where tickets_taken is what this side's
+  // last forward left (no ticket taken, no steal since: a side that only releases, as a
+  // work queue's consumers release its free slots). The other side asks for what its
+  // waiters lack when it reads the link; answering only that, one request per crossing,
+  // held such a queue to a few items per crossing.
   side_part& mine = part_of(side);
   detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
   cuda::std::uint32_t expected = 0;
