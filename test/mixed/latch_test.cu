@@ -117,17 +117,25 @@ TYPED_TEST(MixedLatch, NoOneIsReleasedBeforeTheLastCountDownPerThread)
   check_mixed_rounds<TypeParam, gpu_calls::thread>();
 }
 
-/// GPU blocks only count down (each once for its threads), or only wait.
+/// What the GPU blocks of a one-sided test do.
+enum class gpu_role { counts_down, arrives_and_waits, waits };
+
+/// GPU blocks only count down (each once for its threads; with arrive_and_wait the GPU's
+/// report may come from the block's second warp), or only wait.
 template <class Latch>
-__global__ void gpu_counts_down_or_waits(Latch* const* latches, release_record record, bool counts,
+__global__ void gpu_counts_down_or_waits(Latch* const* latches, release_record record, gpu_role role,
                                          unsigned first_slot, unsigned rounds)
 {
   auto block = cg::this_thread_block();
   for (unsigned round = 1; round <= rounds; ++round) {
     Latch& latch = *latches[round - 1];
-    if (counts) {
+    if (role != gpu_role::waits) {
       if (block.thread_rank() == 0) record.before_count_down(first_slot + blockIdx.x, round);
-      latch.count_down(block);
+      if (role == gpu_role::counts_down) {
+        latch.count_down(block);
+      } else {
+        latch.arrive_and_wait(block);
+      }
     } else {
       latch.wait(block);
       if (block.thread_rank() == 0) record.after_release(0, record.actors, round);
@@ -138,9 +146,10 @@ __global__ void gpu_counts_down_or_waits(Latch* const* latches, release_record r
 /// count_downs from one side only, waiters on the other side only: the end must reach
 /// waiters on a side where nobody counted down, in every round.
 template <class Kind>
-void check_one_side_releases_the_other(bool gpu_counts)
+void check_one_side_releases_the_other(gpu_role role)
 {
   using latch_type = typename Kind::type;
+  bool const gpu_counts = role != gpu_role::waits;
   for (mixed_cell const& cell : mixed_cells) {
     unsigned const cpu_threads = cpu_threads_for(cell);
     unsigned const blocks = gpu_blocks_for(cell, gpu_counts_down_or_waits<latch_type>);
@@ -163,7 +172,7 @@ void check_one_side_releases_the_other(bool gpu_counts)
         },
         [&] {
           unisync::launch_co_resident(gpu_counts_down_or_waits<latch_type>, dim3(blocks), dim3(threads_per_block), 0,
-                                      nullptr, latches.pointers.data(), checker, gpu_counts, 0u, cell.rounds);
+                                      nullptr, latches.pointers.data(), checker, role, 0u, cell.rounds);
         });
     ASSERT_EQ(status, cudaSuccess) << cpu_threads << " CPU threads x " << blocks << " blocks";
     EXPECT_EQ(*record.violations, 0u) << cpu_threads << " CPU threads x " << blocks << " blocks";
@@ -173,13 +182,21 @@ void check_one_side_releases_the_other(bool gpu_counts)
 TYPED_TEST(MixedLatch, CpuCountDownsReleaseGpuWaiters)
 {
   UNISYNC_REQUIRE_GPU();
-  check_one_side_releases_the_other<TypeParam>(false);
+  check_one_side_releases_the_other<TypeParam>(gpu_role::waits);
 }
 
 TYPED_TEST(MixedLatch, GpuCountDownsReleaseCpuWaiters)
 {
   UNISYNC_REQUIRE_GPU();
-  check_one_side_releases_the_other<TypeParam>(true);
+  check_one_side_releases_the_other<TypeParam>(gpu_role::counts_down);
+}
+
+// Blocks that count down and wait together hand the GPU's report to their second warp:
+// CPU waiters, with no count_down of their own, learn the end only from those reports.
+TYPED_TEST(MixedLatch, GpuBlocksArrivingAndWaitingReleaseCpuWaiters)
+{
+  UNISYNC_REQUIRE_GPU();
+  check_one_side_releases_the_other<TypeParam>(gpu_role::arrives_and_waits);
 }
 
 /// Every block counts down once for its threads, raises its flag, then polls try_wait

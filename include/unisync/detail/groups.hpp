@@ -26,6 +26,20 @@ __device__ bool is_group_leader(Group const& group)
   return group.thread_rank() == 0;
 }
 
+/// The rank of a thread of the group in another warp than its leader's: the first of a
+/// block's second warp; the leader itself where there is none (a block of one warp, a
+/// tile, a coalesced group).
+__device__ inline unsigned rank_in_second_warp(cooperative_groups::thread_block const&)
+{
+  return blockDim.x * blockDim.y * blockDim.z > 32 ? 32u : 0u;
+}
+
+template <class Group>
+__device__ unsigned rank_in_second_warp(Group const&)
+{
+  return 0;
+}
+
 /// True in every thread of the group when `predicate` is true in any; synchronizes the group.
 __device__ inline bool group_any(cooperative_groups::thread_block const&, bool predicate)
 {

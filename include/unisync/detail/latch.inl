@@ -100,15 +100,28 @@ UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::count_down_as(side_kind si
                      too_many);
       return;
     }
+    cuda::std::uint64_t const report_due = add_on_gpu(amount);
+    if (report_due != 0) report_gpu_total(report_due);
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_latch<Scope, Backoff>::add_on_gpu(cuda::std::uint32_t amount)
+{
+  if constexpr (across_link) {
     // One count_down and `amount` more counted. Release publishes it; acquire: if this
     // count_down becomes the reporter, its report carries every count_down it counts.
     cuda::std::uint64_t const delta = (static_cast<cuda::std::uint64_t>(amount) << counted_shift) + 1;
     cuda::std::uint64_t const before =
         detail::own_side_word<cuda::std::uint64_t>(state_.device.word).fetch_add(delta, detail::memory_order_acq_rel);
-    UNISYNC_ASSERT(cuda::std::uint64_t{counted_of(before)} + amount <= state_.device.expected, too_many);
+    UNISYNC_ASSERT(cuda::std::uint64_t{counted_of(before)} + amount <= state_.device.expected,
+                   "latch::count_down(update) with update above the count left");
     // Unreported count_downs before this one: a reporter's turn is under way, and its
-    // compare-and-swap will fail on this addition and report it.
-    if ((before & unreported_mask) == 0) report_gpu_total(before + delta);
+    // compare-and-swap will fail on this addition and report it. Otherwise the word to
+    // report, never 0 (its unreported count is at least 1).
+    return (before & unreported_mask) == 0 ? before + delta : 0;
+  } else {
+    return 0;  // not reached: below system scope every call is flat
   }
 }
 
@@ -298,11 +311,36 @@ __device__ void basic_latch<Scope, Backoff>::arrive_and_wait(Group const& group,
 {
   UNISYNC_ASSERT(update >= 0 && update <= max(), "latch::arrive_and_wait(group, update) needs 0 <= update <= max()");
   cuda::std::uint32_t const threads = detail::group_count(group);
+  cuda::std::uint64_t const total = cuda::std::uint64_t{threads} * static_cast<cuda::std::uint64_t>(update);
+  // Waits in units of the group's count_down: a block waits for blocks.
+  cuda::std::uint32_t const weight =
+      total == 0 ? 1u : static_cast<cuda::std::uint32_t>(total > count_mask ? count_mask : total);
+  if constexpr (across_link) {
+    unsigned const reporter = detail::rank_in_second_warp(group);
+    if (reporter != 0 && total != 0 && !flat_mode(side_kind::gpu)) {
+      // A block of several warps: when the leader's addition makes it the GPU's reporter,
+      // a thread of the second warp stores the report across the link (a system-scope
+      // fence, the store, a compare-and-swap) while the leader waits, instead of the
+      // leader reporting before it waits. Causality chains from the leader's acquiring
+      // addition through the block's sync to the reporter's cumulative release, as for a
+      // group's arrival. Every thread of the block calls this together, so one call at a
+      // time uses the slot, and it is read before the block syncs again.
+      __shared__ cuda::std::uint64_t report_due;
+      UNISYNC_ASSERT(total <= count_mask, "latch::count_down(update) with update above the count left");
+      if (detail::is_group_leader(group)) report_due = add_on_gpu(static_cast<cuda::std::uint32_t>(total));
+      group.sync();
+      if (detail::is_group_leader(group)) {
+        wait_as(side_kind::gpu, weight);
+      } else if (group.thread_rank() == reporter && report_due != 0) {
+        report_gpu_total(report_due);
+      }
+      group.sync();
+      return;
+    }
+  }
   if (detail::is_group_leader(group)) {
-    cuda::std::uint64_t const total = cuda::std::uint64_t{threads} * static_cast<cuda::std::uint64_t>(update);
     count_down_as(side_kind::gpu, total);
-    // Waits in units of the group's count_down: a block waits for blocks.
-    wait_as(side_kind::gpu, total == 0 ? 1u : static_cast<cuda::std::uint32_t>(total > count_mask ? count_mask : total));
+    wait_as(side_kind::gpu, weight);
   }
   group.sync();
 }
