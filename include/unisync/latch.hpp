@@ -128,11 +128,16 @@ class basic_latch {
   template <class Group, class = detail::enable_if_group_t<Group>>
   __device__ void wait(Group const& group) const;
   /// Group count_down(group, update), then the leader waits, then the group synchronizes.
+  /// Below system scope (and in flat mode) the group whose count_down brings the count to
+  /// zero acquires with its subtraction and does not poll (H100, device scope, 8-528
+  /// blocks: 0.83-0.90x the time per round, one block unchanged;
+  /// benchmark/results/h100-latch-group-last-arrival).
   /// At system scope a block of more than one warp whose count_down is the one that
   /// reports the GPU's total across the link hands that report to a thread of its second
   /// warp, which stores it while the leader waits (H100, one block and 1-15 CPU threads:
-  /// 3.8 instead of 4.9 us from the last count_down to the last waiter released; see
-  /// README, latches). It uses 8 bytes of static shared memory for that.
+  /// 3.8 instead of 4.9 us from the last count_down to the last waiter released;
+  /// benchmark/results/h100-latch-report-handoff). It uses 8 bytes of static shared
+  /// memory for that.
   template <class Group, class = detail::enable_if_group_t<Group>>
   __device__ void arrive_and_wait(Group const& group, cuda::std::ptrdiff_t update = 1);
 #endif  // defined(__CUDACC__)
@@ -224,7 +229,9 @@ class basic_latch {
   UNISYNC_HOST_DEVICE cuda::std::uint32_t& remaining_word() const noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_ns(cuda::std::uint32_t missing, cuda::std::uint32_t weight) const;
 
-  UNISYNC_HOST_DEVICE void count_down_as(side_kind side, cuda::std::uint64_t update);
+  /// `then_waits`: a group's leader waits next; in flat mode the count_down then acquires
+  /// too and returns true if it reached zero (the wait is over). False otherwise.
+  UNISYNC_HOST_DEVICE bool count_down_as(side_kind side, cuda::std::uint64_t update, bool then_waits = false);
   UNISYNC_HOST_DEVICE cuda::std::uint64_t add_on_gpu(cuda::std::uint32_t amount);
   UNISYNC_HOST_DEVICE void report_gpu_total(cuda::std::uint64_t word);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(side_kind side, cuda::std::memory_order order,
