@@ -27,9 +27,10 @@ namespace unisync {
  * them through plain loads and stores. The CPU's total lives in host memory, where the
  * GPU can load it. The GPU's total lives in device memory, which the CPU must not poll (a
  * page fault per poll), so the GPU side reports it: a GPU count_down that finds no report
- * under way becomes the side's reporter (a block's in arrive_and_wait hands that role to
- * a thread of its second warp) and stores the total to a host-resident word; the GPU
- * count_downs that come meanwhile only add themselves and return. The reporter ends
+ * under way becomes the side's reporter (a block of more than one warp in
+ * arrive_and_wait hands that role to its second warp) and stores the total to a
+ * host-resident word; the GPU count_downs that come meanwhile only add themselves and
+ * return. The reporter ends
  * its turn with a compare-and-swap that succeeds only if the total it stored is still the
  * total, else it stores the newer one and tries again. Reporters therefore take turns,
  * ordered through the GPU's word, and each stores a total at least as new as the
@@ -128,14 +129,14 @@ class basic_latch {
   template <class Group, class = detail::enable_if_group_t<Group>>
   __device__ void wait(Group const& group) const;
   /// Group count_down(group, update), then the leader waits, then the group synchronizes.
-  /// Below system scope (and in flat mode) the group whose count_down brings the count to
-  /// zero acquires with its subtraction and does not poll (H100, device scope, 8-528
-  /// blocks: 0.83-0.90x the time per round, one block unchanged;
-  /// benchmark/results/h100-latch-group-last-arrival).
-  /// At system scope a block of more than one warp whose count_down is the one that
-  /// reports the GPU's total across the link hands that report to a thread of its second
-  /// warp, which stores it while the leader waits (H100, one block and 1-15 CPU threads:
-  /// 3.8 instead of 4.9 us from the last count_down to the last waiter released;
+  /// Below system scope (and in flat mode) the leader's subtraction acquires too, and the
+  /// group whose count_down brings the count to zero does not poll (H100, device scope,
+  /// 8-528 blocks: 0.83-0.90x the time per round, one block unchanged;
+  /// benchmark/results/h100-latch-group-last-arrival). At system scope a block of more
+  /// than one warp, every thread of it calling, whose count_down is the one that reports
+  /// the GPU's total across the link hands that report to a thread of its second warp,
+  /// which stores it while the leader waits (H100, one block and 1-15 CPU threads: 3.8
+  /// instead of 4.9 us from the last count_down to the last waiter released;
   /// benchmark/results/h100-latch-report-handoff). It uses 8 bytes of static shared
   /// memory for that.
   template <class Group, class = detail::enable_if_group_t<Group>>

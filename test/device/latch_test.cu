@@ -19,9 +19,11 @@ namespace {
 using namespace unisync::test;
 namespace cg = cooperative_groups;
 
-/// Each block counts down once for its threads (count_down(block)) and waits as a block;
-/// its first thread owns slot first_slot + blockIdx.x and probes every slot.
-template <class Latch>
+/// Each block counts down once for its threads and waits as a block: count_down(block)
+/// then wait(block), or arrive_and_wait(block) (whose last block does not poll below
+/// system scope, and hands the GPU's report to its second warp at system scope); its first
+/// thread owns slot first_slot + blockIdx.x and probes every slot.
+template <class Latch, bool ArriveAndWait>
 __global__ void rounds_per_block(Latch* const* latches, release_record record, unsigned first_slot, unsigned rounds)
 {
   auto block = cg::this_thread_block();
@@ -29,8 +31,12 @@ __global__ void rounds_per_block(Latch* const* latches, release_record record, u
   for (unsigned round = 1; round <= rounds; ++round) {
     Latch& latch = *latches[round - 1];
     if (block.thread_rank() == 0) record.before_count_down(slot, round);
-    latch.count_down(block);
-    latch.wait(block);
+    if constexpr (ArriveAndWait) {
+      latch.arrive_and_wait(block);
+    } else {
+      latch.count_down(block);
+      latch.wait(block);
+    }
     if (block.thread_rank() == 0) record.after_release(0, record.actors, round);
   }
 }
@@ -52,19 +58,33 @@ template <class Kind>
 class DeviceLatch : public ::testing::Test {};
 TYPED_TEST_SUITE(DeviceLatch, latch_kinds_tested, type_names);
 
+template <class Kind, bool ArriveAndWait>
+void check_rounds_per_block()
+{
+  using latch_type = typename Kind::type;
+  constexpr unsigned rounds = 40;
+  constexpr unsigned threads = 128;
+  // One block too: it alone reaches zero (below system scope) or reports (at system scope).
+  for (unsigned const blocks : {1u, static_cast<unsigned>(multiprocessor_count())}) {
+    latch_rounds<Kind> latches(rounds, blocks * threads);
+    managed_release_record record(blocks);
+    unisync::launch_co_resident(rounds_per_block<latch_type, ArriveAndWait>, dim3(blocks), dim3(threads), 0,
+                                nullptr, latches.pointers.data(), record.record, 0u, rounds);
+    ASSERT_EQ(finish_device_work(), cudaSuccess) << blocks << " blocks";
+    EXPECT_EQ(*record.violations, 0u) << blocks << " blocks";
+  }
+}
+
 TYPED_TEST(DeviceLatch, NoOneIsReleasedBeforeTheLastCountDownPerBlock)
 {
   UNISYNC_REQUIRE_GPU();
-  using latch_type = typename TypeParam::type;
-  constexpr unsigned rounds = 40;
-  constexpr unsigned threads = 128;
-  unsigned const blocks = static_cast<unsigned>(multiprocessor_count());
-  latch_rounds<TypeParam> latches(rounds, blocks * threads);
-  managed_release_record record(blocks);
-  unisync::launch_co_resident(rounds_per_block<latch_type>, dim3(blocks), dim3(threads), 0, nullptr,
-                              latches.pointers.data(), record.record, 0u, rounds);
-  ASSERT_EQ(finish_device_work(), cudaSuccess);
-  EXPECT_EQ(*record.violations, 0u);
+  check_rounds_per_block<TypeParam, false>();
+}
+
+TYPED_TEST(DeviceLatch, NoOneIsReleasedBeforeTheLastArriveAndWaitPerBlock)
+{
+  UNISYNC_REQUIRE_GPU();
+  check_rounds_per_block<TypeParam, true>();
 }
 
 TYPED_TEST(DeviceLatch, NoOneIsReleasedBeforeTheLastCountDownPerThread)

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <thread>
 
 namespace {
@@ -243,6 +244,34 @@ TYPED_TEST(MixedLatch, TryWaitOnBothSidesAroundTheLastCountDown)
   ASSERT_EQ(finish_device_work(), cudaSuccess);
   EXPECT_EQ(words[1], 0u) << "try_wait on the GPU returned true with the CPU's count_down missing";
   EXPECT_EQ(words[2], blocks) << "blocks whose try_wait never returned true after the last count_down";
+}
+
+/// Only the first warp of each block calls arrive_and_wait(block); the block's other
+/// threads have exited.
+template <class Latch>
+__global__ void first_warps_arrive_and_wait(Latch* latch)
+{
+  if (threadIdx.x >= 32) return;
+  latch->arrive_and_wait(cg::this_thread_block());
+}
+
+// A block whose other warps have exited counts down for the threads that call, and its
+// leader reports that count itself: a report handed to a second warp that is gone would
+// never be stored, and the CPU would never see the end.
+TYPED_TEST(MixedLatch, BlocksWithExitedWarpsStillReportTheirCountDowns)
+{
+  UNISYNC_REQUIRE_GPU();
+  using latch_type = typename TypeParam::type;
+  for (unsigned const blocks : {1u, 8u}) {
+    auto latch = unisync::make_managed<latch_type>(blocks * 32);
+    TypeParam::prepare(*latch);
+    first_warps_arrive_and_wait<<<blocks, threads_per_block>>>(latch.get());
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    ASSERT_EQ(finish_device_work(), cudaSuccess) << blocks << " blocks";
+    auto const give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!latch->try_wait() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    EXPECT_TRUE(latch->try_wait()) << blocks << " blocks: the CPU never saw the GPU's count_downs";
+  }
 }
 
 }  // namespace

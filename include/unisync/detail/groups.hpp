@@ -26,16 +26,18 @@ __device__ bool is_group_leader(Group const& group)
   return group.thread_rank() == 0;
 }
 
-/// The rank of a thread of the group in another warp than its leader's: the first of a
-/// block's second warp; the leader itself where there is none (a block of one warp, a
-/// tile, a coalesced group).
-__device__ inline unsigned rank_in_second_warp(cooperative_groups::thread_block const&)
+/// The rank of a calling thread of the group in another warp than its leader's, given
+/// how many threads call (group_count): the first of a block's second warp when the whole
+/// block calls; the leader itself where there is none (a block of one warp, a block some
+/// of whose threads have exited, a tile, a coalesced group).
+__device__ inline unsigned rank_in_second_warp(cooperative_groups::thread_block const&, cuda::std::uint32_t calling)
 {
-  return blockDim.x * blockDim.y * blockDim.z > 32 ? 32u : 0u;
+  unsigned const size = blockDim.x * blockDim.y * blockDim.z;
+  return size > 32 && calling == size ? 32u : 0u;
 }
 
 template <class Group>
-__device__ unsigned rank_in_second_warp(Group const&)
+__device__ unsigned rank_in_second_warp(Group const&, cuda::std::uint32_t)
 {
   return 0;
 }

@@ -151,7 +151,9 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::report_gp
     cuda::std::uint64_t now = word;
     do {
       // Release at system scope: cumulative over every count_down this thread acquired
-      // through the word, so a CPU waiter that reads the report sees their writes.
+      // through the word (or, handed the report by its block's leader, that the leader
+      // acquired: the block's sync carries it), so a CPU waiter that reads the report sees
+      // their writes.
       report.store(counted_of(now), detail::memory_order_release);
     } while (!gpu_word.compare_exchange_strong(now, now & ~unreported_mask, detail::memory_order_acq_rel,
                                                detail::memory_order_acquire));
@@ -325,8 +327,10 @@ __device__ void basic_latch<Scope, Backoff>::arrive_and_wait(Group const& group,
   cuda::std::uint32_t const weight =
       total == 0 ? 1u : static_cast<cuda::std::uint32_t>(total > count_mask ? count_mask : total);
   if constexpr (across_link) {
-    unsigned const reporter = detail::rank_in_second_warp(group);
-    if (reporter != 0 && total != 0 && !flat_mode(side_kind::gpu)) {
+    // The same in every thread of the group (`threads` and the latch's mode), so that all
+    // take the same path through its syncs.
+    unsigned const reporter = detail::rank_in_second_warp(group, threads);
+    if (reporter != 0 && !flat_mode(side_kind::gpu)) {
       // A block of several warps: when the leader's addition makes it the GPU's reporter,
       // a thread of the second warp stores the report across the link (a system-scope
       // fence, the store, a compare-and-swap) while the leader waits, instead of the
@@ -336,7 +340,9 @@ __device__ void basic_latch<Scope, Backoff>::arrive_and_wait(Group const& group,
       // time uses the slot, and it is read before the block syncs again.
       __shared__ cuda::std::uint64_t report_due;
       UNISYNC_ASSERT(total <= count_mask, "latch::count_down(update) with update above the count left");
-      if (detail::is_group_leader(group)) report_due = add_on_gpu(static_cast<cuda::std::uint32_t>(total));
+      if (detail::is_group_leader(group)) {
+        report_due = total == 0 ? 0 : add_on_gpu(static_cast<cuda::std::uint32_t>(total));
+      }
       group.sync();
       if (detail::is_group_leader(group)) {
         wait_as(side_kind::gpu, weight);
