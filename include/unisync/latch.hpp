@@ -30,11 +30,11 @@ namespace unisync {
  * under way becomes the side's reporter (a block of more than one warp in
  * arrive_and_wait hands that role to its second warp) and stores the total to a
  * host-resident word; the GPU count_downs that come meanwhile only add themselves and
- * return. The reporter ends
- * its turn with a compare-and-swap that succeeds only if the total it stored is still the
- * total, else it stores the newer one and tries again. Reporters therefore take turns,
- * ordered through the GPU's word, and each stores a total at least as new as the
- * previous one's: the last report stored is the final total (test/models/latch.pml).
+ * return. The reporter ends its turn with a compare-and-swap that succeeds only if the
+ * total it stored is still the total, else it stores the newer one and tries again.
+ * Reporters therefore take turns, ordered through the GPU's word, and each stores a
+ * total at least as new as the previous one's: the last report stored is the final total
+ * (test/models/latch.pml).
  * `count_down()` never waits: a reporter's retries are bounded by the count_downs that
  * came during its turn, at most `expected` in all.
  *
