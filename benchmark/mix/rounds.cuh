@@ -137,8 +137,11 @@ class window_stamps {
     return cpu_[static_cast<std::size_t>(actor) * rounds_per_window + round];
   }
 
-  /// Appends each round's release (µs: its last release less its last count_down start).
-  void collect_releases(std::vector<double>& releases_us) const
+  /// Appends each round's release (µs: its last release less its last count_down start),
+  /// and in cells with actors on both sides each side's (its last release less the last
+  /// count_down start of either side): which side's waiters end the round.
+  void collect_releases(std::vector<double>& releases_us, std::vector<double>& gpu_releases_us,
+                        std::vector<double>& cpu_releases_us) const
   {
     std::vector<round_stamps> gpu(static_cast<std::size_t>(rounds_per_window) * gpu_actors_);
     if (gpu_actors_ > 0 && cudaMemcpy(gpu.data(), gpu_, gpu_bytes(), cudaMemcpyDeviceToHost) != cudaSuccess) {
@@ -147,15 +150,21 @@ class window_stamps {
     std::size_t const cpu_actors = cpu_.size() / rounds_per_window;
     for (std::size_t round = 0; round < rounds_per_window; ++round) {
       std::uint64_t last_counted = 0;
-      std::uint64_t last_released = 0;
-      auto take = [&](round_stamps const& stamp) {
+      std::uint64_t last_released[2] = {0, 0};  // GPU, CPU
+      auto take = [&](round_stamps const& stamp, int side) {
         last_counted = std::max(last_counted, stamp.counted_ns);
-        last_released = std::max(last_released, stamp.released_ns);
+        last_released[side] = std::max(last_released[side], stamp.released_ns);
       };
-      for (std::size_t actor = 0; actor < gpu_actors_; ++actor) take(gpu[round * gpu_actors_ + actor]);
-      for (std::size_t actor = 0; actor < cpu_actors; ++actor) take(cpu_[actor * rounds_per_window + round]);
-      releases_us.push_back(
-          (static_cast<double>(last_released) - static_cast<double>(last_counted)) / 1e3);
+      for (std::size_t actor = 0; actor < gpu_actors_; ++actor) take(gpu[round * gpu_actors_ + actor], 0);
+      for (std::size_t actor = 0; actor < cpu_actors; ++actor) take(cpu_[actor * rounds_per_window + round], 1);
+      auto since_last_count_down = [&](std::uint64_t released) {
+        return (static_cast<double>(released) - static_cast<double>(last_counted)) / 1e3;
+      };
+      releases_us.push_back(since_last_count_down(std::max(last_released[0], last_released[1])));
+      if (gpu_actors_ > 0 && cpu_actors > 0) {
+        gpu_releases_us.push_back(since_last_count_down(last_released[0]));
+        cpu_releases_us.push_back(since_last_count_down(last_released[1]));
+      }
     }
   }
 
@@ -178,17 +187,25 @@ inline void report_rounds(benchmark::State& state, std::uint64_t rounds, double 
   state.counters["window_s"] = window_seconds;
 }
 
-/// The release counters: the median and 99th percentile of the rounds' releases.
-inline void report_releases(benchmark::State& state, std::vector<double> releases_us)
+/// The `fraction` percentile of `values` (not empty), which it reorders.
+inline double percentile_of(std::vector<double>& values, double fraction)
+{
+  auto const at = values.begin() + static_cast<std::ptrdiff_t>(fraction * double(values.size() - 1));
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
+}
+
+/// The release counters: the median and 99th percentile of the rounds' releases, and the
+/// median of each side's where both sides have actors.
+inline void report_releases(benchmark::State& state, std::vector<double> releases_us,
+                            std::vector<double> gpu_releases_us, std::vector<double> cpu_releases_us)
 {
   if (releases_us.empty()) return;
-  auto percentile = [&](double fraction) {
-    auto const at = releases_us.begin() + static_cast<std::ptrdiff_t>(fraction * double(releases_us.size() - 1));
-    std::nth_element(releases_us.begin(), at, releases_us.end());
-    return *at;
-  };
-  state.counters["release_us"] = percentile(0.5);
-  state.counters["release_p99_us"] = percentile(0.99);
+  state.counters["release_us"] = percentile_of(releases_us, 0.5);
+  state.counters["release_p99_us"] = percentile_of(releases_us, 0.99);
+  if (gpu_releases_us.empty() || cpu_releases_us.empty()) return;
+  state.counters["release_gpu_us"] = percentile_of(gpu_releases_us, 0.5);
+  state.counters["release_cpu_us"] = percentile_of(cpu_releases_us, 0.5);
 }
 
 /// Runs a round case in `cell` and reports its rounds.
@@ -204,6 +221,8 @@ void run_rounds(benchmark::State& state, mix_cell const& cell)
     bool const stamped = cell.has_gpu();
     window_stamps stamps(cell);
     std::vector<double> releases_us;
+    std::vector<double> gpu_releases_us;
+    std::vector<double> cpu_releases_us;
     for (auto _ : state) {
       // Measured again for every window, so that the clocks' drift stays below the probe's
       // own error.
@@ -257,9 +276,9 @@ void run_rounds(benchmark::State& state, mix_cell const& cell)
       double const window = std::chrono::duration<double>(end - start).count();
       state.SetIterationTime(window);
       report_rounds(state, rounds_per_window, window);
-      if (stamped) stamps.collect_releases(releases_us);
+      if (stamped) stamps.collect_releases(releases_us, gpu_releases_us, cpu_releases_us);
     }
-    report_releases(state, releases_us);
+    report_releases(state, releases_us, gpu_releases_us, cpu_releases_us);
   } catch (std::exception const& failure) {
     state.SkipWithError(failure.what());
   }
