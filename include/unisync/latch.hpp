@@ -41,15 +41,21 @@ namespace unisync {
  * The latch is released when the CPU's total and the GPU's total add up to `expected`;
  * both only grow, so any pair of earlier readings is a lower bound, and a pair that adds
  * up to `expected` is exact. CPU waiters read the CPU's total and the GPU's report, both
- * host memory. On the GPU, the first waiter becomes the side's watcher: it alone reads
- * across the link (the CPU's total) and the GPU's word, and when the sum is complete it
- * stores the released line, which the other GPU waiters poll in device memory: many GPU
- * waiters reading across PCIe would saturate the link, and many polling the word would
- * queue with the count_downs that add to it (H100, contention binary, 528 blocks of 128
- * threads counting down per thread: 6.9 us from the last count_down to release with
- * every GPU waiter polling the word, 5.4 us with the released line; 132 blocks per block
- * with 4 CPU threads: 4.4 against 3.6 us). A waiter may stand on a side where
- * nobody counts down: the end reaches waiters on both sides whoever counted down where.
+ * host memory. On the GPU, the first waiter becomes the side's watcher: it polls the GPU's
+ * word, and when the sum is complete it stores the released line, which the other GPU
+ * waiters poll in device memory: many GPU waiters reading across PCIe would saturate the
+ * link, and many polling the word would queue with the count_downs that add to it (H100,
+ * contention binary, 528 blocks of 128 threads counting down per thread: 6.9 us from the
+ * last count_down to release with every GPU waiter polling the word, 5.4 us with the
+ * released line; 132 blocks per block with 4 CPU threads: 4.4 against 3.6 us). The
+ * second becomes the link watcher: it reads the CPU's total across the link and the GPU's
+ * word, mirrors a short reading in device memory for the watcher, and stores the released
+ * line when its own sum is complete (the watcher also looks at that line). So the
+ * watcher's polls stay in device memory, where a read across the link at every poll
+ * (about a microsecond) held back the release when the GPU's count_down came last; a lone
+ * GPU waiter reads across the link itself. A waiter may stand on a
+ * side where nobody counts down: the end reaches waiters on both sides whoever counted
+ * down where.
  *
  * Placement: construct it with `unisync::make_managed`, which advises each side's part
  * for its side; without the advice it is still correct, only slower. On a GPU whose link
@@ -110,9 +116,9 @@ class basic_latch {
   UNISYNC_HOST_DEVICE bool try_wait() const noexcept;
 
   /// Blocks until the count reaches zero. Cost: acquire polls of memory of the caller's
-  /// side; at system scope one GPU waiter (the watcher) also reads the CPU's total across
-  /// the link per poll. On the device the converged lanes of a warp that wait on the same
-  /// latch wait as one.
+  /// side; at system scope one GPU waiter (the link watcher, or a lone GPU waiter) also
+  /// reads the CPU's total across the link per poll. On the device the converged lanes of
+  /// a warp that wait on the same latch wait as one.
   UNISYNC_HOST_DEVICE void wait() const;
 
   /// count_down(update), then wait().
@@ -177,7 +183,7 @@ class basic_latch {
     {
     }
     // The CPU's total: written by CPU count_downs (fetch_add), read by CPU waiters and
-    // (across the link) by the GPU's watcher.
+    // (across the link) by the GPU's link watcher.
     alignas(detail::cache_line_size) cuda::std::uint32_t counted;
     // The GPU's total as its reporters stored it (across the link); read by CPU waiters.
     alignas(detail::cache_line_size) cuda::std::uint32_t gpu_report;
@@ -191,21 +197,24 @@ class basic_latch {
   /// The GPU's page, advised for the device: the CPU never touches it.
   struct alignas(detail::page_size) device_part {
     UNISYNC_HOST_DEVICE constexpr explicit device_part(cuda::std::uint32_t count)
-        : word(0), watched(0), released(0), expected(count), flat(0)
+        : word(0), watchers(0), cpu_mirror(0), released(0), expected(count), flat(0)
     {
     }
     // Total | unreported (above): written by GPU count_downs (fetch_add) and reporters
     // (compare-and-swap); polled by the watcher and read by GPU try_waits.
     alignas(detail::cache_line_size) cuda::std::uint64_t word;
-    // 1 once a GPU waiter has become the watcher: exchanged by the waiters that find it
-    // 0. A line of its own, not a bit in the word, where the claims of the warps that
-    // reach their wait before the first claim lands would queue with the count_downs
-    // (H100, per thread with 264 and 528 blocks and 1-8 CPU threads: 0.93-0.98x the time
-    // per round, release 5.9 against 6.1 us at 528 blocks;
-    // benchmark/results/h100-latch-watcher-line).
-    alignas(detail::cache_line_size) cuda::std::uint32_t watched;
-    // 1 once the GPU's watcher (or a GPU try_wait) saw the count reach zero: stored once
-    // by them, polled by the GPU's other waiters.
+    // The watchers' claims: the GPU waiter whose fetch_add finds 0 is the watcher, 1 the
+    // link watcher; waiters that load 2 or more do not claim. A line of its own, not
+    // bits in the word, where the claims of the warps that reach their wait before the
+    // first claim lands would queue with the count_downs (H100, per thread with 264 and
+    // 528 blocks and 1-8 CPU threads: 0.93-0.98x the time per round, release 5.9 against
+    // 6.1 us at 528 blocks; benchmark/results/h100-latch-watcher-line).
+    alignas(detail::cache_line_size) cuda::std::uint32_t watchers;
+    // The CPU's total as the link watcher last read it while short: stored by it
+    // (release), read by the watcher once watchers shows a link watcher.
+    alignas(detail::cache_line_size) cuda::std::uint32_t cpu_mirror;
+    // 1 once the GPU's watcher, its link watcher or a GPU try_wait saw the count reach
+    // zero: stored by them, polled by the GPU's other waiters.
     alignas(detail::cache_line_size) cuda::std::uint32_t released;
     // Read only, after construction and placement: the host part's, in device memory.
     alignas(detail::cache_line_size) cuda::std::uint32_t expected;
@@ -235,8 +244,13 @@ class basic_latch {
   UNISYNC_HOST_DEVICE bool count_down_as(side_kind side, cuda::std::uint64_t update, bool then_waits = false);
   UNISYNC_HOST_DEVICE cuda::std::uint64_t add_on_gpu(cuda::std::uint32_t amount);
   UNISYNC_HOST_DEVICE void report_gpu_total(cuda::std::uint64_t word);
+  /// How a GPU waiter of the partitioned mode waits (unused on the CPU side and in flat
+  /// mode): the watcher reads the CPU's total itself until it sees a link watcher, then
+  /// from the mirror.
+  enum class gpu_role : cuda::std::uint32_t { watcher, watcher_of_mirror, link_watcher, released_line };
+
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(side_kind side, cuda::std::memory_order order,
-                                                              cuda::std::uint32_t weight, bool watches,
+                                                              cuda::std::uint32_t weight, gpu_role& role,
                                                               cuda::std::uint32_t& cpu_seen) const;
   UNISYNC_HOST_DEVICE bool try_wait_as(side_kind side) const;
   UNISYNC_HOST_DEVICE void wait_as(side_kind side, cuda::std::uint32_t weight) const;

@@ -223,6 +223,35 @@ TEST_F(LatchSides, TryWaitOnTheGpuSideSeesTheCpusCountDowns)
   access::wait_as(*latch, side::cpu);
 }
 
+// The GPU's waiters split the reading: the watcher polls the GPU's word and the CPU's
+// total as the link watcher mirrors it, the link watcher reads across the link (a lone
+// watcher reads it itself). A CPU count_down that comes after every GPU waiter has
+// claimed its role reaches them all, whether the watchers or a GPU try_wait see it first.
+TEST_F(LatchSides, GpuWaitersLearnOfACpuCountDownThatComesLast)
+{
+  for (unsigned round = 0; round < 300; ++round) {
+    // A lone watcher; the two watchers; and one on the released line.
+    unsigned const gpu_waiters = 1 + round % 3;
+    bool const with_try_wait = round / 3 % 2 == 1;
+    auto latch = make(2);
+    access::count_down_as(*latch, side::gpu, 1);
+    std::atomic<unsigned> released{0};
+    run_cpu_actors(gpu_waiters + 2, [&](unsigned actor) {
+      if (actor < gpu_waiters) {
+        access::wait_as(*latch, side::gpu);
+        released.fetch_add(1);
+      } else if (actor == gpu_waiters) {
+        // Until every waiter has had time to claim its role and poll.
+        std::this_thread::sleep_for(1ms);
+        access::count_down_as(*latch, side::cpu, 1);
+      } else if (with_try_wait) {
+        while (!access::try_wait_as(*latch, side::gpu)) std::this_thread::yield();
+      }
+    });
+    ASSERT_EQ(released.load(), gpu_waiters) << "round " << round;
+  }
+}
+
 TEST(HostLatchVariants, NoBackoffAndExponentialBackoffRelease)
 {
   unisync::basic_latch<cuda::thread_scope_system, unisync::no_backoff> spinning(2);

@@ -2,8 +2,9 @@
  * latch.pml - unisync::basic_latch at system scope: each side counts its own count_downs;
  * the CPU's total is host memory the GPU loads, the GPU's total reaches the host through
  * reports that one GPU count_down at a time (the reporter) stores; one GPU waiter (the
- * watcher) reads across the link and releases the other GPU waiters through the released
- * line.
+ * watcher) polls the GPU's word and releases the other GPU waiters through the released
+ * line, a second (the link watcher) reads the CPU's total across the link and mirrors it
+ * for the watcher in device memory.
  *
  * Mirrors include/unisync/detail/latch.inl (contract: include/unisync/latch.hpp):
  *   count_down_as(cpu, w)  counted += w (fetch_add, release)
@@ -13,17 +14,22 @@
  *                          } while (!word.compare_exchange(now, now with unreported = 0))
  *                          (acq_rel on success, acquire on failure: `now` is reloaded)
  *   wait_as(cpu)           poll counted + gpu_report (acquire loads) until >= expected
- *   wait_as(gpu)           released line set -> return; watched flag (a word of its own)
- *                          0 -> exchange it to 1: the one that found it 0 is the watcher.
- *                          Watcher's poll: the word's total, then (while the sum is
- *                          short) the CPU's counted across the link, kept as cpu_seen; a
- *                          sum >= expected: store the released line and return. The others
- *                          poll the released line alone.
+ *   wait_as(gpu)           released line set -> return; claims (a word of its own) below
+ *                          2 -> fetch_add it: the one that found 0 is the watcher, 1 the
+ *                          link watcher. Watcher's poll: the word's total, then (while the
+ *                          sum is short) the CPU's total, kept as cpu_seen if larger: from
+ *                          the mirror once it has seen claims above 1, else across the
+ *                          link; the released line set (by another) -> return. Link
+ *                          watcher's poll: the CPU's counted across the link, the word's
+ *                          total; short: the mirror stored with that counted if it
+ *                          changed. Either watcher whose sum reaches expected stores the
+ *                          released line and returns. The others poll the released line
+ *                          alone.
  *   try_wait_as(gpu)       released line set, or word total + counted >= expected (then
  *                          stores the released line); one look, no poll
  * The GPU word is one 64-bit word in the code (total | unreported), here a pair always
- * changed in one atomic step; the compare-and-swap compares all of it. The watched flag
- * and the released line are words of their own.
+ * changed in one atomic step; the compare-and-swap compares all of it. The claims, the
+ * mirror and the released line are words of their own.
  *
  * Memory model: sequential consistency, except with -DSTORE_BUFFERS: each GPU thread's
  * report store enters a store buffer of its own and becomes visible later (a drain
@@ -45,13 +51,14 @@
  *
  * Actors: NC CPU threads (default 1) and NG GPU threads (default 2, up to 3) that each
  * count down once, GPU thread 0 by WG0 (default 1); a CPU waiter, NW GPU waiters (default
- * 2: the watcher and one other) and, with -DTRY_WAIT, a GPU thread that calls try_wait
- * once. expected is the sum of the count_downs. Every counting thread raises its flag
- * before its count_down; every thread released (and a try_wait that returns true)
- * asserts that every flag is raised.
+ * 2: the watcher and the link watcher; 3: and one on the released line; 1: a lone
+ * watcher) and, with -DTRY_WAIT, a GPU thread that calls try_wait once. expected is the
+ * sum of the count_downs. Every counting thread raises its flag before its count_down;
+ * every thread released (and a try_wait that returns true) asserts that every flag is
+ * raised.
  * Proves (check_model.sh --safety): nobody is released before the last count_down; every
  * waiter on either side is released (no invalid end state: the last report stored is the
- * final GPU total, the watcher sees both totals); the report never exceeds the GPU's
+ * final GPU total, the watchers see both totals); the report never exceeds the GPU's
  * total and every waiter's sum never exceeds expected.
  * Options: -DCPU_ONLY / -DGPU_ONLY: every count_down on one side (NG = 0 / NC = 0), so the
  *   waiters of the other side learn the end only across the link.
@@ -70,10 +77,20 @@
  *                           count_down (assertion)
  *   -DBUG_WATCHER_KEEPS_GPU the watcher reads the GPU word once and then only the CPU's
  *                           total: when the last count_down is the GPU's, the GPU waiters are
- *                           never released (invalid end state)
- *   -DBUG_NO_RELEASE_STORE  the watcher returns without storing the released line (as if
+ *                           never released (invalid end state; -DNW=1: a link watcher would
+ *                           release them)
+ *   -DBUG_NO_RELEASE_STORE  the watchers return without storing the released line (as if
  *                           the others still read the word, which they no longer poll): the
- *                           other GPU waiters are never released (invalid end state)
+ *                           other GPU waiters are never released (invalid end state; -DNW=3)
+ *   -DBUG_WATCHER_IGNORES_RELEASED
+ *                           the watcher never looks at the released line: when the link
+ *                           watcher's reading completes the sum it releases the side without
+ *                           mirroring that reading, and the watcher, reading the mirror, never
+ *                           sees the CPU's last count_down (invalid end state)
+ *   -DBUG_MIRROR_WITHOUT_LINK_WATCHER
+ *                           the watcher reads the mirror whether or not a link watcher
+ *                           keeps it: a lone GPU waiter (-DNW=1) never sees the CPU's
+ *                           count_downs (invalid end state)
  *   -DBUG_RELAXED_HANDOFF   with -DSTORE_BUFFERS: the compare-and-swap that ends a turn is
  *                           relaxed, so a reporter's report can become visible after the
  *                           next reporter's newer one: the last report is short (invalid end
@@ -104,9 +121,10 @@
 #define GPU_WEIGHT(i) ((i) == 0 -> WG0 : 1)
 #define EXPECTED (NC + (NG > 0 -> WG0 + NG - 1 : 0))
 
-/* the GPU word: total | unreported; the watched flag; the released line */
+/* the GPU word: total | unreported; the watchers' claims, the mirror, the released line */
 byte g_counted = 0;
-bool g_watched = false;
+byte g_claims = 0;
+byte g_mirror = 0;
 byte g_unreported = 0;
 bool g_released = false;
 /* host memory: the CPU's total, the GPU's report */
@@ -213,30 +231,66 @@ proctype cpu_waiter() {
 }
 
 proctype gpu_waiter() {
-  bool watches = false;
-  byte g, k, cpu_seen = 0;
+  byte claim = 2, g, c, k, cpu_seen = 0;
+  bool mirrored = false;
   if
   :: g_released -> goto released
   :: else -> skip
   fi;
   if
-  :: !g_watched -> atomic { watches = !g_watched; g_watched = true }
+  :: g_claims < 2 -> atomic { claim = g_claims; g_claims++ }
   :: else -> skip
   fi;
   if
-  :: !watches -> g_released; goto released   /* polls the released line alone */
+  :: claim >= 2 -> g_released; goto released   /* polls the released line alone */
   :: else -> skip
   fi;
 #if defined(BUG_WATCHER_KEEPS_GPU)
   g = g_counted;
 #endif
   do
-  ::
+  :: claim == 1 ->   /* the link watcher: its own sum decides */
+     c = h_counted;   /* across the link */
+     g = g_counted;
+     if
+     :: g + c >= EXPECTED ->
+        assert(g + c == EXPECTED);
+#if !defined(BUG_NO_RELEASE_STORE)
+        g_released = true;
+#endif
+        break
+     :: else ->
+        if
+        :: c != cpu_seen -> g_mirror = c; cpu_seen = c
+        :: else -> skip
+        fi;
+        (h_counted != c || g_counted != g)
+     fi
+  :: claim == 0 ->   /* the watcher */
+#if !defined(BUG_WATCHER_IGNORES_RELEASED)
+     if
+     :: g_released -> break
+     :: else -> skip
+     fi;
+#endif
 #if !defined(BUG_WATCHER_KEEPS_GPU)
      g = g_counted;
 #endif
      if
-     :: g + cpu_seen < EXPECTED -> cpu_seen = h_counted   /* across the link */
+     :: g + cpu_seen < EXPECTED ->
+#if defined(BUG_MIRROR_WITHOUT_LINK_WATCHER)
+        mirrored = true;
+#else
+        mirrored = mirrored || g_claims > 1;
+#endif
+        if
+        :: mirrored -> c = g_mirror
+        :: else -> c = h_counted   /* across the link */
+        fi;
+        if
+        :: c > cpu_seen -> cpu_seen = c
+        :: else -> skip
+        fi
      :: else -> skip
      fi;
      if
@@ -248,7 +302,10 @@ proctype gpu_waiter() {
         break
      :: else ->
         /* poll again once something it reads changed */
-        (h_counted != cpu_seen
+        (g_claims > 1 && !mirrored || (mirrored -> g_mirror > cpu_seen : h_counted > cpu_seen)
+#if !defined(BUG_WATCHER_IGNORES_RELEASED)
+         || g_released
+#endif
 #if !defined(BUG_WATCHER_KEEPS_GPU)
          || g_counted != g
 #endif

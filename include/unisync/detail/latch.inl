@@ -162,7 +162,7 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::report_gp
 
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_latch<Scope, Backoff>::forecast_to_release(
-    side_kind side, cuda::std::memory_order order, cuda::std::uint32_t weight, bool watches,
+    side_kind side, cuda::std::memory_order order, cuda::std::uint32_t weight, gpu_role& role,
     cuda::std::uint32_t& cpu_seen) const
 {
   [[maybe_unused]] char const* const too_many = "latch: more count_downs than expected (a count_down(update) above the count left)";
@@ -183,17 +183,55 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_latch<Scope, Backoff>::forecast_to
       UNISYNC_ASSERT(total <= expected, too_many);
       return total >= expected ? 0u : forecast_ns(expected - total, weight);
     }
-    detail::own_side_word<cuda::std::uint32_t> const released(self.state_.device.released);
+    device_part& gpu = self.state_.device;
+    detail::own_side_word<cuda::std::uint32_t> const released(gpu.released);
     // The GPU's other waiters poll the released line alone, again at once: its line is
-    // read-only until the watcher's one store.
-    if (!watches) return released.load(order) != 0 ? 0u : 1u;
-    // The watcher: the one GPU waiter that reads the word, and across the link the CPU's
-    // total (a reading stays a valid lower bound, so it is read again only while short).
-    cuda::std::uint64_t const now = detail::own_side_word<cuda::std::uint64_t>(self.state_.device.word).load(order);
-    cuda::std::uint32_t const expected = state_.device.expected;
+    // read-only until a watcher's store.
+    if (role == gpu_role::released_line) return released.load(order) != 0 ? 0u : 1u;
+    auto const cpu_total = detail::atomic_at<cuda::thread_scope_system>(self.state_.host.counted);
+    detail::own_side_word<cuda::std::uint32_t> const mirror(gpu.cpu_mirror);
+    detail::own_side_word<cuda::std::uint64_t> const word(gpu.word);
+    cuda::std::uint32_t const expected = gpu.expected;
+    if (role == gpu_role::link_watcher) {
+      // Across the link, then the GPU's word: its own sum decides for it, so it never
+      // needs the released line. It mirrors a short reading for the watcher (a release:
+      // the watcher's acquire of the mirror carries what this thread acquired from the
+      // CPU's count_downs); the reading that completes its sum it does not: that store
+      // would delay its release, and the watcher sees the released line instead.
+      cuda::std::uint32_t const cpu_now = cpu_total.load(order);
+      cuda::std::uint32_t const total = counted_of(word.load(order)) + cpu_now;
+      if (total < expected) {
+        if (cpu_now != cpu_seen) {
+          mirror.store(cpu_now, detail::memory_order_release);
+          cpu_seen = cpu_now;
+        }
+        return forecast_ns(expected - total, weight);
+      }
+      UNISYNC_ASSERT(total == expected, too_many);
+      released.store(1, detail::memory_order_release);
+      return 0;
+    }
+    // The watcher. Relaxed looks first, in flight with the word's acquire load: whether the
+    // link watcher (or a GPU try_wait) released the side, and whether a link watcher keeps
+    // the mirror.
+    bool const released_by_other = released.load(detail::memory_order_relaxed) != 0;
+    bool const link_watched =
+        role == gpu_role::watcher &&
+        detail::own_side_word<cuda::std::uint32_t>(gpu.watchers).load(detail::memory_order_relaxed) > 1;
+    cuda::std::uint64_t const now = word.load(order);
+    if (released_by_other) {
+      released.load(order);  // synchronizes with the store it saw
+      return 0;
+    }
+    if (link_watched) role = gpu_role::watcher_of_mirror;
     cuda::std::uint32_t total = counted_of(now) + cpu_seen;
     if (total < expected) {
-      cpu_seen = detail::atomic_at<cuda::thread_scope_system>(self.state_.host.counted).load(order);
+      // A reading of the CPU's total stays a valid lower bound, so it is read again only
+      // while the sum is short: from the mirror once a link watcher keeps it, else across
+      // the link. The mirror may lag a reading this thread made across the link itself.
+      cuda::std::uint32_t const cpu_now =
+          role == gpu_role::watcher_of_mirror ? mirror.load(order) : cpu_total.load(order);
+      if (cpu_now > cpu_seen) cpu_seen = cpu_now;
       total = counted_of(now) + cpu_seen;
     }
     if (total < expected) return forecast_ns(expected - total, weight);
@@ -237,7 +275,7 @@ UNISYNC_HOST_DEVICE bool basic_latch<Scope, Backoff>::try_wait_as(side_kind side
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait_as(side_kind side, cuda::std::uint32_t weight) const
 {
-  bool watches = false;
+  gpu_role role = gpu_role::released_line;
   if constexpr (across_link) {
     if (side == side_kind::gpu && !flat_mode(side)) {
       auto& self = const_cast<basic_latch&>(*this);
@@ -245,19 +283,19 @@ UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait_as(side_kind side, cu
           0) {
         return;
       }
-      // The GPU waiter whose exchange finds the watched flag 0 becomes the watcher; one
-      // that loads 1 skips the exchange. Relaxed: the claim carries no data; the watcher
-      // synchronizes through its acquire polls.
-      detail::own_side_word<cuda::std::uint32_t> const claim(self.state_.device.watched);
-      if (claim.load(detail::memory_order_relaxed) == 0) {
-        watches = claim.exchange(1, detail::memory_order_relaxed) == 0;
+      // The first two GPU waiters to claim become the watcher and the link watcher; one
+      // that loads 2 or more skips the claim. Relaxed: a claim carries no data; the
+      // watchers synchronize through their acquire polls.
+      detail::own_side_word<cuda::std::uint32_t> const claims(self.state_.device.watchers);
+      if (claims.load(detail::memory_order_relaxed) < 2) {
+        cuda::std::uint32_t const claim = claims.fetch_add(1, detail::memory_order_relaxed);
+        role = claim == 0 ? gpu_role::watcher : claim == 1 ? gpu_role::link_watcher : gpu_role::released_line;
       }
     }
   }
   cuda::std::uint32_t cpu_seen = 0;
-  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) {
-    return forecast_to_release(side, order, weight, watches, cpu_seen);
-  });
+  detail::wait_for_turn<Backoff>(
+      [&](cuda::std::memory_order order) { return forecast_to_release(side, order, weight, role, cpu_seen); });
 }
 
 template <cuda::thread_scope Scope, class Backoff>
