@@ -41,23 +41,24 @@ namespace unisync {
  * The latch is released when the CPU's total and the GPU's total add up to `expected`;
  * both only grow, so any pair of earlier readings is a lower bound, and a pair that adds
  * up to `expected` is exact. CPU waiters read the CPU's total and the GPU's report, both
- * host memory. On the GPU, the first waiter becomes the side's watcher: it polls the GPU's
- * word, and when the sum is complete it stores the released line, which the other GPU
- * waiters poll in device memory: many GPU waiters reading across PCIe would saturate the
+ * host memory. On the GPU, the first waiter to claim a role becomes the side's watcher: it
+ * polls the GPU's word, and when the sum is complete it stores the released line, which
+ * the other GPU waiters poll in device memory: many GPU waiters reading across PCIe would saturate the
  * link, and many polling the word would queue with the count_downs that add to it (H100,
  * contention binary, 528 blocks of 128 threads counting down per thread: 6.9 us from the
  * last count_down to release with every GPU waiter polling the word, 5.4 us with the
  * released line; 132 blocks per block with 4 CPU threads: 4.4 against 3.6 us). The
  * second becomes the link watcher: it reads the CPU's total across the link and the GPU's
  * word, mirrors a short reading in device memory for the watcher, and stores the released
- * line when its own sum is complete (the watcher also looks at that line). So the
- * watcher's polls stay in device memory, where a read across the link at every poll
- * (about a microsecond) held back the release when the GPU's count_down came last (H100,
- * per thread with 528 blocks and 1-15 CPU threads: 4.9-5.1 against 5.9 us;
- * benchmark/results/h100-latch-link-watcher); a lone GPU waiter reads across the link
- * itself. A waiter may stand on a
- * side where nobody counts down: the end reaches waiters on both sides whoever counted
- * down where.
+ * line when its own sum is complete, without mirroring that last reading (the watcher
+ * also looks at the released line, with a relaxed load in flight with its poll of the
+ * word). Once the watcher has seen a link watcher's claim it reads the mirror instead of
+ * the CPU's total, so its polls stay in device memory, where a read across the link at
+ * every poll (about a microsecond) held back the release when the GPU's count_down came
+ * last (H100, per thread with 528 blocks and 1-15 CPU threads: 4.9-5.1 against 5.9 us;
+ * benchmark/results/h100-latch-link-watcher); until then, and as a lone GPU waiter, it
+ * reads across the link itself. A waiter may stand on a side where nobody counts down:
+ * the end reaches waiters on both sides whoever counted down where.
  *
  * Placement: construct it with `unisync::make_managed`, which advises each side's part
  * for its side; without the advice it is still correct, only slower. On a GPU whose link
@@ -69,9 +70,11 @@ namespace unisync {
  * thread after its `wait()` (or a `try_wait()` that returned true) returns. count_downs
  * are release read-modify-writes (the GPU's acquire too: a reporter's store then carries
  * every count_down it reports); the GPU's report is stored with a system-scope release;
- * waiters read with acquire loads, the GPU's watcher releases the other GPU waiters
- * through the released line. PTX releases and acquires are cumulative and causality order
- * chains through synchronizations of different scopes.
+ * waiters read with acquire loads (the link watcher's reading of the CPU's total reaches
+ * the watcher through the mirror's release store and acquire load), and the GPU's
+ * watchers release the other GPU waiters through the released line. PTX releases and
+ * acquires are cumulative and causality order chains through synchronizations of
+ * different scopes.
  *
  * @tparam Scope   every thread that uses it must be inside this scope.
  * @tparam Backoff waiting policy; `proportional_backoff` (default).
@@ -118,8 +121,8 @@ class basic_latch {
   UNISYNC_HOST_DEVICE bool try_wait() const noexcept;
 
   /// Blocks until the count reaches zero. Cost: acquire polls of memory of the caller's
-  /// side; at system scope one GPU waiter (the link watcher, or a lone GPU waiter) also
-  /// reads the CPU's total across the link per poll. On the device the converged lanes of
+  /// side; at system scope the GPU's link watcher (and the watcher until it sees one, or
+  /// as a lone GPU waiter) also reads the CPU's total across the link per poll. On the device the converged lanes of
   /// a warp that wait on the same latch wait as one.
   UNISYNC_HOST_DEVICE void wait() const;
 

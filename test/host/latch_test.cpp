@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -225,30 +226,40 @@ TEST_F(LatchSides, TryWaitOnTheGpuSideSeesTheCpusCountDowns)
 
 // The GPU's waiters split the reading: the watcher polls the GPU's word and the CPU's
 // total as the link watcher mirrors it, the link watcher reads across the link (a lone
-// watcher reads it itself). A CPU count_down that comes after every GPU waiter has
-// claimed its role reaches them all, whether the watchers or a GPU try_wait see it first.
+// watcher reads it itself). A CPU count_down that comes after the GPU's waiters have
+// claimed their roles reaches them all, whether the watchers or a GPU try_wait see it
+// first, and releases none of them before it (a hang fails the test by its timeout).
 TEST_F(LatchSides, GpuWaitersLearnOfACpuCountDownThatComesLast)
 {
-  for (unsigned round = 0; round < 300; ++round) {
+  for (std::uint32_t round = 1; round <= 300; ++round) {
     // A lone watcher; the two watchers; and one on the released line.
     unsigned const gpu_waiters = 1 + round % 3;
     bool const with_try_wait = round / 3 % 2 == 1;
     auto latch = make(2);
     access::count_down_as(*latch, side::gpu, 1);
-    std::atomic<unsigned> released{0};
+    std::uint32_t slot = 0;
+    std::uint32_t violations = 0;
+    release_record const record{&slot, 1, &violations};
     run_cpu_actors(gpu_waiters + 2, [&](unsigned actor) {
       if (actor < gpu_waiters) {
         access::wait_as(*latch, side::gpu);
-        released.fetch_add(1);
+        record.after_release(0, 1, round);
       } else if (actor == gpu_waiters) {
-        // Until every waiter has had time to claim its role and poll.
-        std::this_thread::sleep_for(1ms);
+        // Once the watchers have claimed their roles (a waiter may still be on its way
+        // after a short wait: then it meets the count_down earlier in its wait).
+        auto const until = std::chrono::steady_clock::now() + 100ms;
+        while (access::gpu_watcher_claims(*latch) < std::min(gpu_waiters, 2u) &&
+               std::chrono::steady_clock::now() < until) {
+          std::this_thread::yield();
+        }
+        record.before_count_down(0, round);
         access::count_down_as(*latch, side::cpu, 1);
       } else if (with_try_wait) {
         while (!access::try_wait_as(*latch, side::gpu)) std::this_thread::yield();
+        record.after_release(0, 1, round);
       }
     });
-    ASSERT_EQ(released.load(), gpu_waiters) << "round " << round;
+    ASSERT_EQ(violations, 0u) << "round " << round;
   }
 }
 

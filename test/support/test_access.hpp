@@ -170,6 +170,13 @@ struct test_access {
   {
     return atomic_at<cuda::thread_scope_system>(latch.state_.host.gpu_report).load(memory_order_acquire);
   }
+  /// How many GPU waiters have claimed a watcher's role (the first two claims are the
+  /// roles; a few more may count up while they race).
+  template <class Backoff>
+  static cuda::std::uint32_t gpu_watcher_claims(basic_latch<cuda::thread_scope_system, Backoff>& latch)
+  {
+    return atomic_at<cuda::thread_scope_system>(latch.state_.device.watchers).load(memory_order_relaxed);
+  }
 
   template <cuda::thread_scope Scope, cuda::std::ptrdiff_t Max, class Backoff>
   UNISYNC_HOST_DEVICE static cuda::std::uint64_t tickets_taken(basic_counting_semaphore<Scope, Max, Backoff>& semaphore)

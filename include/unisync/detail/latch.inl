@@ -220,7 +220,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_latch<Scope, Backoff>::forecast_to
         detail::own_side_word<cuda::std::uint32_t>(gpu.watchers).load(detail::memory_order_relaxed) > 1;
     cuda::std::uint64_t const now = word.load(order);
     if (released_by_other) {
-      released.load(order);  // synchronizes with the store it saw
+      released.load(order);  // reads a store of 1 (coherence), and synchronizes with it
       return 0;
     }
     if (link_watched) role = gpu_role::watcher_of_mirror;
