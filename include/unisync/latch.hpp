@@ -43,11 +43,11 @@ namespace unisync {
  * up to `expected` is exact. CPU waiters read the CPU's total and the GPU's report, both
  * host memory. On the GPU, the first waiter to claim a role becomes the side's watcher: it
  * polls the GPU's word, and when the sum is complete it stores the released line, which
- * the other GPU waiters poll in device memory: many GPU waiters reading across PCIe would saturate the
- * link, and many polling the word would queue with the count_downs that add to it (H100,
- * contention binary, 528 blocks of 128 threads counting down per thread: 6.9 us from the
- * last count_down to release with every GPU waiter polling the word, 5.4 us with the
- * released line; 132 blocks per block with 4 CPU threads: 4.4 against 3.6 us). The
+ * the other GPU waiters poll in device memory: many GPU waiters reading across PCIe would
+ * saturate the link, and many polling the word would queue with the count_downs that add
+ * to it (H100, contention binary, 528 blocks of 128 threads counting down per thread: 6.9
+ * us from the last count_down to release with every GPU waiter polling the word, 5.4 us
+ * with the released line; 132 blocks per block with 4 CPU threads: 4.4 against 3.6 us). The
  * second becomes the link watcher: it reads the CPU's total across the link and the GPU's
  * word, mirrors a short reading in device memory for the watcher, and stores the released
  * line when its own sum is complete, without mirroring that last reading (the watcher
@@ -122,8 +122,8 @@ class basic_latch {
 
   /// Blocks until the count reaches zero. Cost: acquire polls of memory of the caller's
   /// side; at system scope the GPU's link watcher (and the watcher until it sees one, or
-  /// as a lone GPU waiter) also reads the CPU's total across the link per poll. On the device the converged lanes of
-  /// a warp that wait on the same latch wait as one.
+  /// as a lone GPU waiter) also reads the CPU's total across the link per poll. On the
+  /// device the converged lanes of a warp that wait on the same latch wait as one.
   UNISYNC_HOST_DEVICE void wait() const;
 
   /// count_down(update), then wait().
@@ -206,7 +206,7 @@ class basic_latch {
     {
     }
     // Total | unreported (above): written by GPU count_downs (fetch_add) and reporters
-    // (compare-and-swap); polled by the watcher and read by GPU try_waits.
+    // (compare-and-swap); polled by the watchers and read by GPU try_waits.
     alignas(detail::cache_line_size) cuda::std::uint64_t word;
     // The watchers' claims: the GPU waiter whose fetch_add finds 0 is the watcher, 1 the
     // link watcher; waiters that load 2 or more do not claim. A line of its own, not
