@@ -57,9 +57,18 @@ struct empty_completion {
  * count its addition found: within the room left in the open phase, or past it, a whole
  * number of phases of `participants` each (arrivals beyond the open phase must stay fewer
  * than 2^23 at any time: below the arm, and above the stop while a completion runs).
- * `arrive_and_drop()` changes the participants,
- * so it never adds while the open phase is unarmed or running its completion: it waits
- * for that thread (already inside its arrival) and adds with a compare-and-swap. An
+ * `arrive_and_drop()` takes one participant away with a compare-and-swap that never
+ * waits: into an armed phase short of its stop it adds its arrival too (into a phase at
+ * zero, the arm as well); into a phase whose arm is still to come, or above the stop
+ * while the completion runs, it does not, since the arrivals placed there count against
+ * the participants the word shows: the arm, read before the drop, finds it gone, and
+ * the arming thread adds the drop's arrival after its arm. A phase whose every
+ * participant dropped while the previous phase's completion ran is completed by the
+ * thread that ran it. The limit this leaves: until the arming thread has added those
+ * arrivals, the count shows the phase that many short, and an arrival beyond the phase
+ * that comes in that moment is placed in it and released with it, a phase early; so
+ * arrivals beyond a phase (more threads than expected) must not race an
+ * `arrive_and_drop()` of that phase (test/models/barrier.pml, limit_over_drop_race). An
  * arrival at a barrier whose participants have all dropped (or of `expected` 0) is
  * refused in every build: the host throws `unisync::error`, the device traps (without
  * the message, see UNISYNC_EXPECTS_WITHOUT_CALL).
@@ -78,13 +87,14 @@ struct empty_completion {
  *
  * Memory ordering: everything any participant did before arriving in a phase is visible
  * to the completion function and to every participant after its wait for that phase
- * returns. Arrivals are acquire-release read-modify-writes at `Scope`; with the arm, the
- * arm ahead (relaxed: it never completes a phase) and the completing carry, every one a
- * read-modify-write, they form one release sequence, so the addition that completes
- * the phase (an arrival's, or the arm's, which acquires too) acquires every earlier
- * arrival and the previous completion. Waiters poll with acquire loads; the one that
- * finds the phase number moved synchronizes with every arrival of the phase and, with a
- * completion function, with the release that follows it. Group arrivals rely on the
+ * returns. Arrivals and drops are acquire-release read-modify-writes at `Scope`; with the
+ * arm, the arm ahead (relaxed: it never completes a phase), the drops' arrivals added
+ * after an arm and the completing carry, every one a read-modify-write, they form one
+ * release sequence, so the addition that completes the phase (an arrival's, or an
+ * arming thread's, which acquires too) acquires every earlier arrival and the previous
+ * completion. Waiters poll with acquire loads; the one that finds the phase number moved
+ * synchronizes with every arrival of the phase and, with a completion function, with the
+ * release that follows it. Group arrivals rely on the
  * group's barrier (bar.sync / __syncwarp), which orders the group's writes before the
  * leader's release and the leader's acquire before the group's later reads: PTX releases
  * and acquires are cumulative.
@@ -190,9 +200,8 @@ class basic_barrier {
   UNISYNC_HOST_DEVICE void arrive_and_wait();
 
   /// Arrives in the current phase and removes the calling participant from later phases.
-  /// Never waits for a participant that has not arrived; may wait for the thread arming
-  /// the open phase or running its completion to finish that (see the class comment).
-  /// Cost: a load and a compare-and-swap at `Scope`, more under contention.
+  /// Never waits. Cost: a load and a compare-and-swap at `Scope`, more under contention
+  /// (and, where it completes the phase, what completing costs; see the class comment).
   UNISYNC_HOST_DEVICE void arrive_and_drop();
 
 #if defined(__CUDACC__)
@@ -278,15 +287,19 @@ class basic_barrier {
   };
 
   UNISYNC_HOST_DEVICE arrivals_placed arrive_placed(cuda::std::uint32_t weight);
+  UNISYNC_HOST_DEVICE arrivals_placed finish_arrival(cuda::std::uint64_t before, cuda::std::uint32_t weight);
   UNISYNC_HOST_DEVICE static arrivals_placed place(cuda::std::uint64_t before, cuda::std::uint32_t open_phase,
                                                    cuda::std::uint32_t weight);
   UNISYNC_HOST_DEVICE static void place_beyond(arrivals_placed& placed, cuda::std::uint32_t count);
   UNISYNC_HOST_DEVICE static cuda::std::uint32_t arm_for(cuda::std::uint32_t participants);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t arm_open_phase(cuda::std::uint32_t participants);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t complete_phase(cuda::std::uint64_t before, cuda::std::uint32_t added);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t settle_rest(cuda::std::uint64_t before, cuda::std::uint32_t added,
+                                                      cuda::std::uint32_t owed, bool was_carried,
+                                                      cuda::std::uint64_t carried);
   UNISYNC_HOST_DEVICE static bool arms_ahead(cuda::std::uint64_t after, cuda::std::uint32_t added);
   UNISYNC_HOST_DEVICE void arm_ahead(cuda::std::uint64_t after);
   UNISYNC_HOST_DEVICE cuda::std::uint64_t carry_out(cuda::std::uint64_t before, cuda::std::uint32_t added);
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t arm_leftover(cuda::std::uint64_t after);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(arrival_token const& token, cuda::std::memory_order order,
                                                               bool trust_hint) const;
   UNISYNC_HOST_DEVICE bool try_wait_within(arrival_token const& token, cuda::std::uint64_t timeout_ns) const;

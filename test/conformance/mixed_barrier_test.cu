@@ -196,4 +196,52 @@ TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitAcrossTheLinkInEveryPhase
   EXPECT_EQ(signals->raised[1], phases);
 }
 
+/// Split-phase use with drops: participant `me` (0: CPU, 1: GPU) leads in odd phases (0)
+/// or even ones (1) and carries the barrier's extra participants: it arrives for itself
+/// and all but one of them, lets that one leave with arrive_and_drop(), raises the flag,
+/// and only then waits; the follower arrives once the flag is up. So the phase's drop
+/// must return before the other participant arrives, on either side, in every phase.
+UNISYNC_HOST_DEVICE inline void drop_signal_wait(unisync::barrier<>& barrier, split_phase_signals& signals,
+                                                 unsigned me, cuda::std::uint32_t phases)
+{
+  for (cuda::std::uint32_t phase = 1; phase <= phases; ++phase) {
+    bool const leads = (phase & 1u) == (me == 0 ? 1u : 0u);
+    if (!leads) {
+      if (!await_flag(signals.raised[1 - me], phase, signals.failures)) return;
+      barrier.wait(barrier.arrive());
+      continue;
+    }
+    cuda::std::uint32_t const extras = phases - phase + 1;  // extra participants in this phase
+    auto token = extras > 1 ? barrier.arrive(extras) : barrier.arrive();  // itself and extras - 1
+    barrier.arrive_and_drop();
+    raise_flag(signals.raised[me], phase);
+    barrier.wait(cuda::std::move(token));
+  }
+}
+
+__global__ void drop_signal_wait_on_gpu(unisync::barrier<>* barrier, split_phase_signals* signals,
+                                        cuda::std::uint32_t phases)
+{
+  drop_signal_wait(*barrier, *signals, 1, phases);
+}
+
+// [thread.barrier.class] arrive_and_drop arrives, it does not wait: a participant that
+// lets one leave and then does what the other side waits for before it arrives, the CPU
+// leading in odd phases and the GPU in even ones, one participant fewer in every phase.
+TEST(ConformanceMixedSplitPhase, ArriveAndDropThenSignalAcrossTheLinkInEveryPhase)
+{
+  UNISYNC_REQUIRE_GPU();
+  constexpr cuda::std::uint32_t phases = 200;
+  auto barrier = unisync::make_managed<unisync::barrier<>>(2 + phases);
+  auto signals = unisync::make_managed<split_phase_signals>();
+  drop_signal_wait_on_gpu<<<1, 1>>>(barrier.get(), signals.get(), phases);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  unisync::barrier<>* const shared_barrier = barrier.get();
+  split_phase_signals* const shared_signals = signals.get();
+  bounded_thread cpu([shared_barrier, shared_signals] { drop_signal_wait(*shared_barrier, *shared_signals, 0, phases); });
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals));
+  EXPECT_EQ(signals->failures, 0u) << "a participant's arrive_and_drop() waited for the other side";
+  EXPECT_EQ(signals->raised[0] + signals->raised[1], 2 * phases - 1);
+}
+
 }  // namespace

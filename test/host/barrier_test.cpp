@@ -4,6 +4,7 @@
 
 #include "actors.hpp"
 #include "barrier_kinds.hpp"
+#include "bounded.hpp"
 #include "checks.hpp"
 #include "test_access.hpp"
 
@@ -435,6 +436,90 @@ TEST(HostBarrier, AnArmAheadAfterTheNextPhasesFirstArrivalChangesNothing)
   race(plain);
   race(counted);
   EXPECT_EQ(runs.load(), 2u);
+}
+
+// std: arrive_and_drop() arrives, it does not wait. Between a phase's first addition and
+// its arm (the first arrival's thread is inside arrive()) a drop must return at once, and
+// the phase must still take exactly its participants: the drop's arrival and that of
+// every other one, and the next phase one participant fewer.
+TEST(HostBarrier, ArriveAndDropReturnsBeforeTheOpenPhaseIsArmed)
+{
+  using unisync::detail::test_access;
+  std::atomic<std::uint32_t> runs{0};
+  auto check = [](auto& barrier) {
+    std::uint64_t const first = test_access::add_arrival(barrier, 1);  // its arm still to come
+    ASSERT_FALSE(test_access::open_phase_armed(barrier));
+    std::atomic<bool> dropped{false};
+    std::thread dropper([&] {
+      barrier.arrive_and_drop();
+      dropped = true;
+    });
+    bool const returned = unisync::test::eventually([&] { return dropped.load(); });
+    auto first_token = test_access::finish_arrival(barrier, first, 1);  // the arm: lets a waiting drop go on
+    dropper.join();
+    EXPECT_TRUE(returned) << "arrive_and_drop() waited for the open phase's arm";
+    EXPECT_FALSE(barrier.try_wait(first_token)) << "the phase completed with two of its three participants";
+    auto last = barrier.arrive();
+    EXPECT_TRUE(barrier.try_wait(first_token));
+    EXPECT_TRUE(barrier.try_wait(last));
+    auto next = barrier.arrive();
+    EXPECT_FALSE(barrier.try_wait(next)) << "the next phase completed with one of its two participants";
+    barrier.wait(barrier.arrive());
+    EXPECT_TRUE(barrier.try_wait(next));
+  };
+  unisync::barrier<> plain(3);
+  unisync::barrier<run_counter> counted(3, run_counter{&runs});
+  check(plain);
+  check(counted);
+  EXPECT_EQ(runs.load(), 2u);
+}
+
+/// A completion function that, in the first phase, lets the test act while it runs: it
+/// says it runs, then waits for the test to say it may return (at most generous_wait).
+struct completion_holding_first_phase {
+  struct state {
+    std::atomic<std::uint32_t> runs{0};
+    std::atomic<bool> running{false};
+    std::atomic<bool> may_return{false};
+    std::atomic<bool> held_too_long{false};
+  };
+  state* shared;
+  void operator()() const noexcept
+  {
+    if (shared->runs.fetch_add(1) != 0) return;
+    shared->running = true;
+    if (!unisync::test::eventually([this] { return shared->may_return.load(); })) shared->held_too_long = true;
+  }
+};
+
+// A participant that arrived in a phase may drop in the next while the completion of its
+// arrival's phase runs (its arrival is then above the stop): the drop must not wait for
+// the completion. The next phase then takes the drop and the other participant; when
+// every participant of it drops, it completes with them (the completion runs for it too).
+TEST(HostBarrier, ArriveAndDropReturnsWhileTheCompletionRuns)
+{
+  for (unsigned drops : {1u, 2u}) {
+    completion_holding_first_phase::state state;
+    unisync::barrier<completion_holding_first_phase> barrier(2, completion_holding_first_phase{&state});
+    auto mine = barrier.arrive();
+    std::thread completer([&] {
+      barrier.wait(barrier.arrive());  // completes the first phase: runs the completion
+      if (drops == 1) barrier.wait(barrier.arrive());
+    });
+    ASSERT_TRUE(unisync::test::eventually([&] { return state.running.load(); }));
+    for (unsigned drop = 0; drop < drops; ++drop) barrier.arrive_and_drop();  // above the stop
+    state.may_return = true;
+    completer.join();
+    EXPECT_FALSE(state.held_too_long.load()) << "arrive_and_drop() waited for the completion (" << drops << " drops)";
+    EXPECT_TRUE(barrier.try_wait(mine));
+    EXPECT_EQ(state.runs.load(), 2u) << "the phase the drops arrived in did not complete (" << drops << " drops)";
+    if (drops == 1) {
+      barrier.wait(barrier.arrive());  // one participant left: a phase of one
+      EXPECT_EQ(state.runs.load(), 3u);
+    } else {
+      EXPECT_THROW(static_cast<void>(barrier.arrive()), unisync::error) << "every participant dropped";
+    }
+  }
 }
 
 TEST(HostPartitionedBarrier, ConstantExpressionConstruction)

@@ -5,25 +5,32 @@
  *
  * Mirrors include/unisync/detail/barrier.inl (contract: include/unisync/barrier.hpp):
  *   arrive_placed(w)   before = word_.fetch_add(w << 23, acq_rel);
- *                      if count(before) == 0 (the first arrival): arm = STOP -
- *                        participants(before); b = word_.fetch_add(arm, acquire);
- *                        if completes(b, arm): complete_phase(b, arm)
- *                      else if completes(before, w): complete_phase(before, w)
+ *                      if count(before) == 0 (the first arrival): arm_open_phase(
+ *                        participants(before)); else if completes(before, w):
+ *                        complete_phase(before, w)
  *                      place(before, open phase, w): the phase of each rank
+ *   arm_open_phase(p)  b' = word_.fetch_add(STOP - p, acquire); owed = p -
+ *                      participants(b'): the arrivals of the drops that came in before
+ *                      the arm landed, which this thread adds after it with
+ *                      word_.fetch_add(owed, acquire) (settle_rest, which settles each
+ *                      of its additions the same way); else complete_phase(b', STOP - p)
+ *                      if that completes the phase (the model runs both paths as one
+ *                      loop, settle)
  *   completes(b, n)    count(b) < STOP && count(b) + n >= STOP
  *   complete_phase(b, n)  a = b + n (the carry, with the default completion); with a
  *                      completion function: completion_(), then
  *                      a = word_.fetch_add(HEADROOM, release) + HEADROOM (the carry);
  *                      if count(a) != 0 (arrivals beyond the phase are in the next, which
- *                      nobody saw at zero): arm_leftover(a); else, on the GPU, if the
+ *                      nobody saw at zero): settle_rest arms it; else, on the GPU, if the
  *                      addition that completed the phase was an arm or the phase takes
  *                      at most 8 additions of its weight: arm_ahead(a) (the model lets
  *                      every completion that leaves the count at zero choose)
- *   arm_leftover(a)    loop { arm = STOP - participants(a); b = word_.fetch_add(arm,
- *                      acquire); if !completes(b, arm) return; complete it as above;
- *                      if count(a) == 0 { arm_ahead(a) as above; return } }
- *                      (the model folds the first arrival's arm and these arms into one
- *                      loop, settle)
+ *   settle_rest        loop { arm = STOP - participants(a); b = word_.fetch_add(arm,
+ *                      acquire); owed += the drops it found; if !completes(b, arm)
+ *                      break; complete it as above; if count(a) == 0 { arm_ahead(a) as
+ *                      above unless owed; break } }, then the owed additions, each
+ *                      settled the same way (the model folds the first arrival's arm
+ *                      and these arms into one loop, settle)
  *   arm_ahead(a)       word_.compare_exchange_strong(a, a + STOP - participants(a),
  *                      relaxed): arms the next phase unless its first arrival or a drop
  *                      changed the word first (the result is not waited for: the model
@@ -35,9 +42,13 @@
  *                      phase is below the phase open in `a`
  *   wait(token)        returns at once for a completed token; else polls until the word's
  *                      phase number has passed the token's (acquire polls)
- *   arrive_and_drop()  waits until the count is 0 or armed below STOP, then one
- *                      compare-and-swap: one arrival (with the arm, when the count was
- *                      0) and one participant fewer; settle if it reached the stop
+ *   arrive_and_drop()  one compare-and-swap, never waiting: one participant fewer and,
+ *                      with the count at 0 (with the arm) or armed below STOP, one
+ *                      arrival; unarmed or above STOP, no arrival (the pending arm adds
+ *                      it); settle if it reached the stop. A phase whose every
+ *                      participant dropped while the completion ran (the thread that
+ *                      ran it completes it too) is not reached by these actors: tested
+ *                      on the host (an assertion marks it)
  * Memory words: word_ is one 64-bit word, phase number (16 bits) | count (25 bits) |
  * participants (23 bits); an addition that carries out of the count advances the phase
  * number. Here the count is modulo CMOD (32), armed counts are at least CMOD/2 (room for
@@ -52,8 +63,8 @@
  * arrival's phase as the code places it (place) is its abstract phase; the code's
  * completion (the carry, or the completion function) of phase k happens once, after every
  * arrival of abstract phase k; nobody's wait for phase k returns before that completion
- * (with a completion function, before it ran); every arm is for exactly the abstract
- * participants of its phase.
+ * (with a completion function, before it ran); every arm is for the abstract
+ * participants of its phase less the drops of that phase that left their arrival to it.
  *
  * Not modeled: the host waiters' hint (open_phase_, system scope). The thread that
  * completes a phase stores it after its carry; a host waiter among many polls it, but
@@ -86,7 +97,14 @@
  * barrier between rounds: every round is two phases, arrivals race into the next phase
  * before the first arrival's arm, a group spans two phases, and with -DCOMPLETION
  * arrivals come in while the completion runs. -DOVER -DDROPPER: P2 arrive_and_drop()s
- * in round 1 and P1 arrives twice a round from then on.
+ * in round 1 and P1 arrives twice a round from then on; -DDROP_ORDER=1: the drop comes
+ * before the others' round-1 arrivals, 2: after them. Racing them (the default) fails:
+ * between an arm and the addition of the arrivals of drops it found, the count shows
+ * the phase that many arrivals short, and an arrival beyond the phase in that moment is
+ * placed in it (a known limit, see barrier.hpp).
+ * -DEAGER: the participant that drops in phase k does not wait in phase k - 1; it drops
+ * once the completion of k - 1 has started (as a completion that signals it would let
+ * it): with -DCOMPLETION its drop may come above the stop.
  *
  * Proves (check_model.sh):
  *   --safety         the specification above; exactly one thread completes each phase;
@@ -112,9 +130,10 @@
  *   -DBUG_OVER_SAME_PHASE      (with -DOVER) every rank of an addition is placed in the
  *                              phase it found open: the lanes past it leave with the
  *                              earlier phase (assertion)
- *   -DBUG_DROP_UNARMED         (with -DOVER -DDROPPER) a drop adds while the open phase is
- *                              unarmed: the arm then reads one participant too few
- *                              (assertion)
+ *   -DBUG_DROP_UNARMED         a drop adds its arrival while the open phase is unarmed
+ *                              too: counted twice, with the arm's (assertion)
+ *   -DBUG_ARM_IGNORES_DROPS    the arming thread does not add the arrivals of the drops
+ *                              its arm found: the phase never completes (deadlock)
  *   -DBUG_ARM_AHEAD_BLIND      arm_ahead adds its arm instead of exchanging it: when the
  *                              next phase's first arrival armed it already, it is armed
  *                              twice and completes before its arrivals are in (assertion:
@@ -166,6 +185,12 @@ byte abs_parts = EXPECTED;     /* the expected count of later phases */
 byte abs_first[MAXPH];         /* participants each abstract phase started with */
 byte completions[MAXPH];       /* runs of the completion function (or carries) per phase */
 byte finished = 0;             /* participants that are done */
+bit dropped = 0;               /* OVER, DROPPER: P2 has dropped */
+byte others_in = 0;            /* OVER, DROPPER: P0 and P1 have arrived in round 1 */
+#ifndef DROP_ORDER
+#define DROP_ORDER 0
+#endif
+byte uncounted[MAXPH];         /* drops of abstract phase k that left their arrival to its arm */
 bit sig[PHASES + 1];           /* split-phase use: the signaller's action in phase k */
 byte round_in[ROUNDS + 1];     /* OVER: participants through round r */
 
@@ -235,11 +260,11 @@ inline complete_phase(k, aph, acnt, apar) {
    completion that left the count at zero: the code decides by the number of additions a
    phase takes and whether an arm completed it (on the GPU), or never (on the host), and
    the model allows either. */
-inline settle(bph, bcnt, n, aph, acnt, apar, arms, ahead) {
+inline settle(bph, bcnt, bpar, n, aph, acnt, apar, arms, ahead) {
   do
   :: true ->
      if
-     :: COMPLETES(bcnt, n) ->
+     :: !arms && COMPLETES(bcnt, n) ->
         complete_phase(bph, aph, acnt, apar);
 #if defined(BUG_NO_LEFTOVER_ARM)
         arms = false;
@@ -247,25 +272,43 @@ inline settle(bph, bcnt, n, aph, acnt, apar, arms, ahead) {
         arms = acnt != 0;
 #endif
         if
-        :: ahead = acnt == 0
+        :: !arms && owed == 0 && apar == 0 && bpar != 0 ->
+           assert(false)                               /* a deserted phase: not reached here */
+        :: else -> skip
+        fi;
+        if
+        :: ahead = acnt == 0 && owed == 0
         :: ahead = false
         fi
      :: else -> skip
      fi;
      if
-     :: !arms -> break
-     :: else ->
-        atomic {                                       /* fetch_add(STOP - participants(after)) */
-          assert(apar == abs_first[phase]);            /* armed for the phase's participants */
+     :: arms ->
+        atomic {                                       /* fetch_add(STOP - participants read) */
+          /* armed for the phase's participants, less the drops that left their arrival to
+             this arm since it read them */
+          assert(parts + uncounted[phase] == abs_first[phase]);
           n = STOP - apar;
-          bph = phase; bcnt = count;
+          bph = phase; bcnt = count; bpar = parts;
           add_to_count(n);
+#if !defined(BUG_ARM_IGNORES_DROPS)
+          owed = owed + apar - parts;                  /* drops while unarmed: their arrivals */
+#endif
           aph = phase; acnt = count; apar = parts
         };
 #if defined(BUG_ARM_UNCHECKED)
         n = 0;
 #endif
         arms = false
+     :: !arms && owed != 0 ->
+        atomic {                                       /* fetch_add(owed) */
+          n = owed; owed = 0;
+          bph = phase; bcnt = count; bpar = parts;
+          add_to_count(n);
+          aph = phase; acnt = count; apar = parts;
+          arms = bcnt == 0
+        }
+     :: else -> break
      fi
   od
 }
@@ -278,7 +321,7 @@ inline arm_ahead(aph, acnt, apar) {
     :: true -> add_to_count(STOP - apar)               /* BUG: adds, whatever came first */
 #else
     :: phase == aph && count == acnt && parts == apar ->  /* the exchange succeeds */
-       assert(parts == abs_first[phase]);               /* armed for the phase's participants */
+       assert(parts + uncounted[phase] == abs_first[phase]);  /* as settle's arm */
        add_to_count(STOP - parts)
     :: else -> skip                                    /* the next phase's first arrival armed it */
 #endif
@@ -308,10 +351,7 @@ inline place(bph, bcnt, bpar, r, ph) {
 inline arrive(w, drop, last, done) {
   atomic {
     if
-    :: drop ->                                         /* the guarded exchange */
-#if !defined(BUG_DROP_UNARMED)
-       count == 0 || (count >= ARMED_FROM && count < STOP);
-#endif
+    :: drop ->                                         /* the exchange */
        bph = phase; bcnt = count;
        if
        :: count == 0 ->                                /* arms and arrives in one exchange */
@@ -320,9 +360,17 @@ inline arrive(w, drop, last, done) {
 #else
           n = STOP - parts + 1
 #endif
-       :: else -> n = 1
+       :: count >= ARMED_FROM && count < STOP -> n = 1
+       :: else ->                                      /* its arm still to come, or above STOP */
+#if defined(BUG_DROP_UNARMED)
+          n = 1                                        /* BUG: adds its arrival all the same */
+#else
+          n = 0;                                       /* the arming thread adds its arrival */
+          uncounted[abs_phase]++
+#endif
        fi;
        parts--;
+       bpar = parts;
        count_abstract(1, gph[0]);
        add_to_count(n);
        if
@@ -345,7 +393,7 @@ inline arrive(w, drop, last, done) {
     aph = phase; acnt = count; apar = parts
   };
   if
-  :: arms || COMPLETES(bcnt, n) -> settle(bph, bcnt, n, aph, acnt, apar, arms, ahead)
+  :: n != 0 && (arms || COMPLETES(bcnt, n)) -> settle(bph, bcnt, bpar, n, aph, acnt, apar, arms, ahead)
   :: else -> skip
   fi;
   if
@@ -365,7 +413,7 @@ inline arrive(w, drop, last, done) {
   :: ahead -> arm_ahead(aph, acnt, apar)
   :: else -> skip
   fi;
-  r = 0; n = 0; pos = 0; arms = false; ahead = false
+  r = 0; n = 0; pos = 0; arms = false; ahead = false; bpar = 0
 }
 
 inline wait(tok, done) {
@@ -408,6 +456,7 @@ inline after_arrival(id, k, tok, done) {
   byte b0ph, b0cnt, b0par; \
   byte gph[W0 + 1]; \
   bool arms, ahead, done; \
+  byte owed = 0; \
   byte tok
 
 #if defined(DROPPER)
@@ -427,7 +476,14 @@ proctype participant(byte id; byte w; byte d) {
      before_arrival(id, k);
      arrive(w, 0, tok, done);
      after_arrival(id, k, tok, done);
+#if defined(EAGER)
+     if
+     :: k + 1 == d -> completions[tok] == 1            /* told by the completion: drops while it runs */
+     :: else -> wait(tok, done)
+     fi;
+#else
      wait(tok, done);
+#endif
      k++
   :: k < PHASES && k == d ->                          /* arrive_and_drop() */
      before_arrival(id, k);
@@ -460,12 +516,25 @@ proctype participant(byte id; byte w) {
      do
 #if defined(DROPPER)
      :: id == 2 ->                                    /* leaves in round 1 */
+#if DROP_ORDER == 2
+        others_in == 2;                                /* after the others' round-1 arrivals */
+#endif
         arrive(1, 1, tok, done);
+        dropped = 1;
         round_in[1]++;
         goto out
 #endif
      :: t < TIMES(id, round) ->
+#if DROP_ORDER == 1
+        round > 1 || dropped == 1;                     /* after the drop */
+#endif
         arrive(w, 0, tok, done);
+#if DROP_ORDER == 2
+        if
+        :: round == 1 -> others_in++
+        :: else -> skip
+        fi;
+#endif
         r = 0;
         do
         :: r < w -> wait(gph[r], aph > gph[r]); r++

@@ -405,6 +405,23 @@ struct test_access {
   {
     return barrier.arrive_placed(lanes);
   }
+  /// An arrival's addition alone, as a thread inside arrive() has made it before its arm
+  /// (or its completion of the phase): the word before it, for finish_arrival.
+  template <cuda::thread_scope Scope, class Completion, class Backoff>
+  static cuda::std::uint64_t add_arrival(basic_barrier<Scope, Completion, Backoff>& barrier, cuda::std::uint32_t weight)
+  {
+    using barrier_type = basic_barrier<Scope, Completion, Backoff>;
+    return atomic_at<Scope>(barrier.word_).fetch_add(static_cast<cuda::std::uint64_t>(weight)
+                                                         << barrier_type::count_shift,
+                                                     memory_order_acq_rel);
+  }
+  /// The rest of that arrival: its arm or completion, and the token of its last rank.
+  template <cuda::thread_scope Scope, class Completion, class Backoff>
+  static auto finish_arrival(basic_barrier<Scope, Completion, Backoff>& barrier, cuda::std::uint64_t before,
+                             cuda::std::uint32_t weight)
+  {
+    return barrier.finish_arrival(before, weight).token_of(weight - 1);
+  }
   /// The barrier's word (phase | count | participants).
   template <cuda::thread_scope Scope, class Completion, class Backoff>
   static cuda::std::uint64_t word(basic_barrier<Scope, Completion, Backoff>& barrier)

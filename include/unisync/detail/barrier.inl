@@ -22,19 +22,19 @@ basic_barrier<Scope, CompletionFunction, Backoff>::arrive_placed(cuda::std::uint
   // Release publishes the arrival; acquire lets the addition that completes the phase
   // acquire every earlier one (and the previous completion) without a fence after it,
   // which on the GPU costs far more than an acquiring atomic.
-  auto word = detail::atomic_at<Scope>(word_);
   cuda::std::uint64_t const added = static_cast<cuda::std::uint64_t>(weight) << count_shift;
-  cuda::std::uint64_t const before = word.fetch_add(added, detail::memory_order_acq_rel);
+  return finish_arrival(detail::atomic_at<Scope>(word_).fetch_add(added, detail::memory_order_acq_rel), weight);
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE typename basic_barrier<Scope, CompletionFunction, Backoff>::arrivals_placed
+basic_barrier<Scope, CompletionFunction, Backoff>::finish_arrival(cuda::std::uint64_t before, cuda::std::uint32_t weight)
+{
   cuda::std::uint32_t open_phase = phase_of(before);
+  // The phase's first arrival arms it (for the participants its own result shows: every
+  // drop of the previous phase came before); the arrival that reaches the stop completes it.
   if (count_of(before) == 0) {
-    // The phase's first arrival arms it, for the participants its own result shows: every
-    // drop of the previous phase came before, and none of this one (drops wait for the
-    // arm). It publishes nothing; acquire, because if every arrival came before it, it
-    // completes the phase.
-    cuda::std::uint32_t const arm = arm_for(participants_of(before));
-    cuda::std::uint64_t const before_arm =
-        word.fetch_add(static_cast<cuda::std::uint64_t>(arm) << count_shift, detail::memory_order_acquire);
-    if (completes(before_arm, arm)) open_phase = complete_phase(before_arm, arm);
+    open_phase = arm_open_phase(participants_of(before));
   } else if (completes(before, weight)) {
     open_phase = complete_phase(before, weight);
   }
@@ -92,14 +92,89 @@ UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::arm_open_phase(
+    cuda::std::uint32_t participants)
+{
+  // This thread's addition found the open phase's count at zero: it arms the phase for
+  // `participants`, read in that addition's result. A drop that came in since left its
+  // arrival out of the count (see arrive_and_drop); the arm's result shows it, and the
+  // rare path adds those arrivals. Acquire: if every arrival came before it, the arm
+  // completes the phase.
+  cuda::std::uint32_t const arm = arm_for(participants);
+  cuda::std::uint64_t const before_arm =
+      detail::atomic_at<Scope>(word_).fetch_add(static_cast<cuda::std::uint64_t>(arm) << count_shift,
+                                                detail::memory_order_acquire);
+  cuda::std::uint32_t const dropped = participants - participants_of(before_arm);
+  if (dropped != 0) return settle_rest(before_arm, arm, dropped, false, 0);
+  if (completes(before_arm, arm)) return complete_phase(before_arm, arm);
+  return phase_of(before_arm);
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::complete_phase(
     cuda::std::uint64_t before, cuda::std::uint32_t added)
 {
+  // Straight-line on purpose: with few additions a phase the arm ahead races the next
+  // phase's first arrival, and every instruction before it lets that arrival arm the phase
+  // on its critical path (a loop here, with the same atomics, made one block per thread
+  // 1.18x slower, H100).
   cuda::std::uint64_t const after = carry_out(before, added);
   // Arrivals beyond the completed phase opened the next one, which nobody saw at zero.
-  if (count_of(after) != 0) return arm_leftover(after);
+  if (count_of(after) != 0) return settle_rest(before, added, 0, true, after);
+  if constexpr (!completes_in_arrival) {
+    if (participants_of(after) == 0 && participants_of(before) != 0) return settle_rest(before, added, 0, true, after);
+  }
   if (arms_ahead(after, added)) arm_ahead(after);
   return phase_of(after);
+}
+
+template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::settle_rest(
+    cuda::std::uint64_t before, cuda::std::uint32_t added, cuda::std::uint32_t owed, bool was_carried,
+    cuda::std::uint64_t carried)
+{
+  // The rare rest of an arrival: this thread's addition of `added` (from `before`) was an
+  // arm that found drops (`owed`: their arrivals, which this thread adds after it), or it
+  // reached the stop and was carried (`carried`, when `was_carried`: the word after the
+  // carry) and left arrivals in the next phase (more threads than expected), which this
+  // thread then arms, or left a phase that every participant dropped out of while the
+  // completion ran. Each addition may in turn complete a phase, open one with arrivals in
+  // it, or find drops. Returns the phase open after this thread's additions.
+  auto word = detail::atomic_at<Scope>(word_);
+  for (;;) {
+    bool arms = count_of(before) == 0;
+    cuda::std::uint64_t after = before + (static_cast<cuda::std::uint64_t>(added) << count_shift);
+    if (!arms && completes(before, added)) {
+      after = was_carried ? carried : carry_out(before, added);
+      arms = count_of(after) != 0;
+      if (!arms && owed == 0) {
+        if (participants_of(after) == 0 && participants_of(before) != 0) {
+          // Every participant of the phase just opened dropped while the completion ran
+          // (each leaving its arrival out of the count): that phase has completed as
+          // well, and no arrival can come into it. Acquire: the carry read the drops but
+          // only releases.
+          added = stop_count;
+          before = word.fetch_add(static_cast<cuda::std::uint64_t>(added) << count_shift, detail::memory_order_acquire);
+          return phase_of(carry_out(before, added));
+        }
+        if (arms_ahead(after, added)) arm_ahead(after);
+        return phase_of(after);
+      }
+    }
+    was_carried = false;
+    if (arms) {
+      cuda::std::uint32_t const participants = participants_of(after);
+      added = arm_for(participants);
+      before = word.fetch_add(static_cast<cuda::std::uint64_t>(added) << count_shift, detail::memory_order_acquire);
+      owed += participants - participants_of(before);
+      continue;
+    }
+    if (owed == 0) return phase_of(after);
+    added = owed;
+    owed = 0;
+    before = word.fetch_add(static_cast<cuda::std::uint64_t>(added) << count_shift, detail::memory_order_acquire);
+    if (count_of(before) != 0 && !completes(before, added)) return phase_of(before);
+  }
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
@@ -155,29 +230,6 @@ UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_barrier<Scope
     detail::atomic_at<Scope>(open_phase_).store(phase_of(after), detail::memory_order_relaxed);
   }
   return after;
-}
-
-template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
-UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction, Backoff>::arm_leftover(
-    cuda::std::uint64_t after)
-{
-  // `after`: the word as this thread's carry left it, with arrivals of the next phase in
-  // its count (more threads than the barrier expects): this thread arms that phase, as its
-  // first arrival would, for the participants after every drop of the completed phase;
-  // the arm may complete it, and so on. Returns the phase open after this thread's
-  // additions.
-  auto word = detail::atomic_at<Scope>(word_);
-  for (;;) {
-    cuda::std::uint32_t const arm = arm_for(participants_of(after));
-    cuda::std::uint64_t const before_arm =
-        word.fetch_add(static_cast<cuda::std::uint64_t>(arm) << count_shift, detail::memory_order_acquire);
-    if (!completes(before_arm, arm)) return phase_of(before_arm);
-    after = carry_out(before_arm, arm);
-    if (count_of(after) == 0) {
-      if (arms_ahead(after, arm)) arm_ahead(after);
-      return phase_of(after);
-    }
-  }
 }
 
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
@@ -249,29 +301,29 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arri
 template <cuda::thread_scope Scope, class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arrive_and_drop()
 {
-  // One arrival and one participant fewer in one compare-and-swap, only while the open
-  // phase is armed and short of its stop: a drop that came in before the arm would
-  // change the participants the arm reads, one above the stop would change those of the
-  // phase its arrival counts in. Between those, the thread arming or completing the
-  // phase is inside its arrive(), one or two atomics from done.
+  // One participant fewer and, where the open phase's arm is in, one arrival, in one
+  // compare-and-swap that never waits. A phase at zero takes the arm with it (for the
+  // participants before the drop: the dropper is one of them); an armed phase short of
+  // its stop takes the arrival. A phase whose arm is still to come (its first arrival's,
+  // or that of the thread whose carry left arrivals in it), or that runs the completion
+  // of the phase before (above the stop: arrivals of this one), gets the participant
+  // only: its arm reads the participants before the drop, which the arming thread's
+  // result then shows it, and that thread adds the arrival (settle_rest). Adding the arrival
+  // here would instead place the arrivals of that window against one participant too
+  // few.
   auto word = detail::atomic_at<Scope>(word_);
-  cuda::std::uint64_t before = 0;
+  cuda::std::uint64_t before = word.load(detail::memory_order_relaxed);
   for (;;) {
-    detail::wait_for_turn<Backoff>([&](cuda::std::memory_order) {
-      before = word.load(detail::memory_order_relaxed);
-      cuda::std::uint32_t const count = count_of(before);
-      return count == 0 || (is_armed(count) && count < stop_count) ? 0u : 1u;
-    });
-    // The phase's first arrival arms it and arrives in the same exchange, for the
-    // participants before its own drop (it is one of them).
-    bool const first = count_of(before) == 0;
+    cuda::std::uint32_t const count = count_of(before);
     cuda::std::uint32_t const participants = participants_of(before);
     UNISYNC_EXPECTS_WITHOUT_CALL(participants != 0,
                                  "barrier::arrive_and_drop() at a barrier that expects no participant");
-    cuda::std::uint32_t const added = first ? stop_count - participants + 1 : 1u;
+    bool const first = count == 0;
+    cuda::std::uint32_t const added = first ? stop_count - participants + 1 : is_armed(count) && count < stop_count ? 1u : 0u;
     cuda::std::uint64_t const desired = before + (static_cast<cuda::std::uint64_t>(added) << count_shift) - 1u;
     // Acquire-release as an arrival's addition.
     if (word.compare_exchange_strong(before, desired, detail::memory_order_acq_rel, detail::memory_order_relaxed)) {
+      if (added == 0) return;
       // As if the arm had come first: the armed count, then this arrival, with its drop.
       cuda::std::uint64_t const armed = first ? desired - (cuda::std::uint64_t{1} << count_shift) : before - 1u;
       if (completes(armed, 1)) static_cast<void>(complete_phase(armed, 1));
