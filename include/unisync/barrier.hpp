@@ -38,7 +38,8 @@ struct empty_completion {
  * for the next phase. With a completion function `stop` lies 2^23 below the carry: the
  * addition that reaches it runs the completion, then adds the rest, which carries. The
  * completing arrival does nothing more than acquire, unless arrivals beyond the phase
- * came in (below), or, on the GPU, the phase takes few additions (at most
+ * came in or every participant of the next phase dropped while the completion ran
+ * (below), or, on the GPU, the phase takes few additions (at most
  * `tuning::barrier_arm_ahead_additions` of the completing one's weight: one block, a
  * few warps or blocks) or was completed by its arm (every arrival came before it):
  * then the completing thread arms the next phase as well, with a compare-and-swap from
@@ -61,14 +62,20 @@ struct empty_completion {
  * waits: into an armed phase short of its stop it adds its arrival too (into a phase at
  * zero, the arm as well); into a phase whose arm is still to come, or above the stop
  * while the completion runs, it does not, since the arrivals placed there count against
- * the participants the word shows: the arm, read before the drop, finds it gone, and
- * the arming thread adds the drop's arrival after its arm. A phase whose every
- * participant dropped while the previous phase's completion ran is completed by the
- * thread that ran it. The limit this leaves: until the arming thread has added those
- * arrivals, the count shows the phase that many short, and an arrival beyond the phase
- * that comes in that moment is placed in it and released with it, a phase early; so
- * arrivals beyond a phase (more threads than expected) must not race an
- * `arrive_and_drop()` of that phase (test/models/barrier.pml, limit_over_drop_race). An
+ * the participants the word shows. Above the stop the drop's arrival is in the next
+ * phase, which the carry then opens with one participant fewer to arm for: the drop's
+ * place in it needs no count. A phase whose arm is still to come was counted by its
+ * arm, read before the drop, with the dropper among its participants: the arm's result
+ * shows it gone, and the arming thread adds the drop's arrival after the arm. A phase
+ * whose every participant dropped while the completion of the phase before ran is
+ * completed by the thread that ran it. The limit this leaves: until the arming thread
+ * has added those arrivals the count shows the phase that many short, and an arrival
+ * beyond the phase that comes in that moment is placed in it and released with it, a
+ * phase early (or, where drops empty the phase that the arrivals beyond it spill into,
+ * the arming thread's arm for no participant is refused, as an arrival at a barrier
+ * without participants is); so arrivals beyond a phase (more threads than expected)
+ * must not race an `arrive_and_drop()` of that phase (test/models/barrier.pml,
+ * limit_over_drop_race). An
  * arrival at a barrier whose participants have all dropped (or of `expected` 0) is
  * refused in every build: the host throws `unisync::error`, the device traps (without
  * the message, see UNISYNC_EXPECTS_WITHOUT_CALL).
@@ -167,7 +174,9 @@ class basic_barrier {
   /// adds the arm with a second one, unless the thread that completed the previous phase
   /// armed it ahead (and the arrival that completes the phase runs the completion and adds
   /// the carry, with a completion function; on the GPU the thread that completes a phase
-  /// of few additions arms the next one with a compare-and-swap it does not wait for).
+  /// of few additions arms the next one with a compare-and-swap it does not wait for; an
+  /// arm that finds drops that came in before it is followed by the addition of their
+  /// arrivals).
   [[nodiscard]] UNISYNC_HOST_DEVICE arrival_token arrive(cuda::std::ptrdiff_t update = 1);
 
   /// Blocks until the phase of `token` has completed. Cost: one acquire load per poll;

@@ -201,6 +201,8 @@ TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitAcrossTheLinkInEveryPhase
 /// and all but one of them, lets that one leave with arrive_and_drop(), raises the flag,
 /// and only then waits; the follower arrives once the flag is up. So the phase's drop
 /// must return before the other participant arrives, on either side, in every phase.
+/// (The drop finds its phase armed here; DropWhileTheOtherSideRunsTheCompletion puts one
+/// where it used to wait.)
 UNISYNC_HOST_DEVICE inline void drop_signal_wait(unisync::barrier<>& barrier, split_phase_signals& signals,
                                                  unsigned me, cuda::std::uint32_t phases)
 {
@@ -242,6 +244,91 @@ TEST(ConformanceMixedSplitPhase, ArriveAndDropThenSignalAcrossTheLinkInEveryPhas
   ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals));
   EXPECT_EQ(signals->failures, 0u) << "a participant's arrive_and_drop() waited for the other side";
   EXPECT_EQ(signals->raised[0] + signals->raised[1], 2 * phases - 1);
+}
+
+/// What a completion function and two participants on different sides share, in managed
+/// memory. Flags hold 1 + the phase they are about.
+struct completion_drop_flags {
+  cuda::std::uint32_t runs = 0;      // completions run (written by one completion at a time)
+  cuda::std::uint32_t drops = 0;     // the completions of phases 0 .. drops - 1 each await a drop
+  cuda::std::uint32_t arrived = 0;   // the dropping side has arrived in the phase
+  cuda::std::uint32_t running = 0;   // the phase's completion runs
+  cuda::std::uint32_t dropped = 0;   // a drop came in while it ran
+  cuda::std::uint32_t failures = 0;  // a flag wait that gave up
+};
+
+/// Runs once per phase, on the side of the phase's last arriver: says it runs, then waits
+/// for the other side's drop before it returns (bounded: a drop that waits for the
+/// completion counts a failure instead of hanging).
+struct completion_awaiting_a_drop {
+  completion_drop_flags* flags;
+  UNISYNC_HOST_DEVICE void operator()() const noexcept
+  {
+    cuda::std::uint32_t const phase = flags->runs++;
+    if (phase >= flags->drops) return;
+    raise_flag(flags->running, phase + 1);
+    // After a failure, run on without waiting, so that the test ends soon.
+    if (flags->failures == 0) static_cast<void>(await_flag(flags->dropped, phase + 1, flags->failures));
+  }
+};
+using completion_drop_barrier = unisync::barrier<completion_awaiting_a_drop>;
+
+/// Phase k's dropping side (the CPU, 0, in even phases, the GPU, 1, in odd ones) arrives
+/// for itself and the extra participants still in, except the slot of the drop that came
+/// into the phase while the completion of k - 1 ran; then it waits until phase k's
+/// completion runs on the other side, lets one extra participant leave with
+/// arrive_and_drop() (an arrival in phase k + 1, above the stop), says so, and waits. The
+/// other side arrives last and runs the completion, which returns only after the drop.
+UNISYNC_HOST_DEVICE inline void drop_while_the_other_side_completes(completion_drop_barrier& barrier,
+                                                                    completion_drop_flags& flags, unsigned me)
+{
+  cuda::std::uint32_t const drops = flags.drops;
+  for (cuda::std::uint32_t phase = 0; phase <= drops; ++phase) {
+    if ((phase & 1u) != me) {
+      if (!await_flag(flags.arrived, phase + 1, flags.failures)) return;
+      barrier.wait(barrier.arrive());  // the last arrival: runs the completion on this side
+      continue;
+    }
+    cuda::std::uint32_t const participants = phase == 0 ? 2 + drops : 2 + drops - (phase - 1);
+    auto token = barrier.arrive(participants - (phase == 0 ? 1 : 2));
+    raise_flag(flags.arrived, phase + 1);
+    if (phase < drops) {
+      if (!await_flag(flags.running, phase + 1, flags.failures)) return;
+      barrier.arrive_and_drop();
+      raise_flag(flags.dropped, phase + 1);
+    }
+    barrier.wait(cuda::std::move(token));
+  }
+}
+
+__global__ void drop_while_the_cpu_completes(completion_drop_barrier* barrier, completion_drop_flags* flags)
+{
+  drop_while_the_other_side_completes(*barrier, *flags, 1);
+}
+
+// [thread.barrier.class] arrive_and_drop arrives, it does not wait, not even for the
+// completion step of the phase before, which runs on the other side: the drop comes in
+// while that completion runs (its arrival counts in the next phase) and the completion
+// returns only once the drop has returned; the sides take turns, one participant fewer
+// every phase.
+TEST(ConformanceMixedSplitPhase, DropWhileTheOtherSideRunsTheCompletion)
+{
+  UNISYNC_REQUIRE_GPU();
+  constexpr cuda::std::uint32_t drops = 100;
+  auto flags = unisync::make_managed<completion_drop_flags>();
+  flags->drops = drops;
+  auto barrier = unisync::make_managed<completion_drop_barrier>(2 + drops, completion_awaiting_a_drop{flags.get()});
+  drop_while_the_cpu_completes<<<1, 1>>>(barrier.get(), flags.get());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  completion_drop_barrier* const shared_barrier = barrier.get();
+  completion_drop_flags* const shared_flags = flags.get();
+  bounded_thread cpu([shared_barrier, shared_flags] {
+    drop_while_the_other_side_completes(*shared_barrier, *shared_flags, 0);
+  });
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, flags));
+  EXPECT_EQ(flags->failures, 0u) << "an arrive_and_drop() waited for the completion on the other side";
+  EXPECT_EQ(flags->runs, drops + 1) << "every phase completes once";
+  EXPECT_EQ(flags->dropped, drops);
 }
 
 }  // namespace

@@ -46,9 +46,8 @@
  *                      with the count at 0 (with the arm) or armed below STOP, one
  *                      arrival; unarmed or above STOP, no arrival (the pending arm adds
  *                      it); settle if it reached the stop. A phase whose every
- *                      participant dropped while the completion ran (the thread that
- *                      ran it completes it too) is not reached by these actors: tested
- *                      on the host (an assertion marks it)
+ *                      participant dropped while the completion ran is completed by
+ *                      the thread that ran it: fetch_add(STOP, acquire), then as above
  * Memory words: word_ is one 64-bit word, phase number (16 bits) | count (25 bits) |
  * participants (23 bits); an addition that carries out of the count advances the phase
  * number. Here the count is modulo CMOD (32), armed counts are at least CMOD/2 (room for
@@ -98,13 +97,18 @@
  * before the first arrival's arm, a group spans two phases, and with -DCOMPLETION
  * arrivals come in while the completion runs. -DOVER -DDROPPER: P2 arrive_and_drop()s
  * in round 1 and P1 arrives twice a round from then on; -DDROP_ORDER=1: the drop comes
- * before the others' round-1 arrivals, 2: after them. Racing them (the default) fails:
+ * before the others' round-1 arrivals, 2: after them, 3: into an unarmed phase after the
+ * first (where an arrival spilled over), else after them. Racing them (the default) fails:
  * between an arm and the addition of the arrivals of drops it found, the count shows
  * the phase that many arrivals short, and an arrival beyond the phase in that moment is
  * placed in it (a known limit, see barrier.hpp).
  * -DEAGER: the participant that drops in phase k does not wait in phase k - 1; it drops
  * once the completion of k - 1 has started (as a completion that signals it would let
- * it): with -DCOMPLETION its drop may come above the stop.
+ * it): with -DCOMPLETION its drop may come above the stop. -DD0=k: P0 drops in phase k
+ * too (-DCOMPLETION -DEAGER -DD0=2 -DD1=2: P2 leaves in phase 1 and, when its drop
+ * completes that phase, P0 and P1 may both drop while it runs the completion).
+ * At the end, the code's phase number must equal the abstract phase: every phase that
+ * ended was completed.
  *
  * Proves (check_model.sh):
  *   --safety         the specification above; exactly one thread completes each phase;
@@ -134,6 +138,9 @@
  *                              too: counted twice, with the arm's (assertion)
  *   -DBUG_ARM_IGNORES_DROPS    the arming thread does not add the arrivals of the drops
  *                              its arm found: the phase never completes (deadlock)
+ *   -DBUG_NO_DESERTED_COMPLETION  (with -DCOMPLETION -DEAGER -DD0=2 -DD1=2) a phase whose
+ *                              participants all dropped while the completion ran is
+ *                              left open: nobody completes it (assertion at the end)
  *   -DBUG_ARM_AHEAD_BLIND      arm_ahead adds its arm instead of exchanging it: when the
  *                              next phase's first arrival armed it already, it is armed
  *                              twice and completes before its arrivals are in (assertion:
@@ -164,6 +171,9 @@
 #ifndef D1
 #define D1 NEVER
 #endif
+#ifndef D0
+#define D0 NEVER
+#endif
 #define CMOD 32
 #define ARMED_FROM 16     /* an armed count is at least CMOD / 2 */
 #ifdef COMPLETION
@@ -190,6 +200,7 @@ byte others_in = 0;            /* OVER, DROPPER: P0 and P1 have arrived in round
 #ifndef DROP_ORDER
 #define DROP_ORDER 0
 #endif
+byte deserted = 0;             /* phases completed with every participant dropped */
 byte uncounted[MAXPH];         /* drops of abstract phase k that left their arrival to its arm */
 bit sig[PHASES + 1];           /* split-phase use: the signaller's action in phase k */
 byte round_in[ROUNDS + 1];     /* OVER: participants through round r */
@@ -273,7 +284,20 @@ inline settle(bph, bcnt, bpar, n, aph, acnt, apar, arms, ahead) {
 #endif
         if
         :: !arms && owed == 0 && apar == 0 && bpar != 0 ->
-           assert(false)                               /* a deserted phase: not reached here */
+           /* a deserted phase: every participant dropped while the completion ran */
+#if !defined(BUG_NO_DESERTED_COMPLETION)
+           atomic {                                    /* fetch_add(STOP) */
+             bph = phase; bcnt = count; bpar = parts;
+             add_to_count(STOP);
+             aph = phase; acnt = count; apar = parts
+           };
+#endif
+#if !defined(BUG_NO_DESERTED_COMPLETION)
+           complete_phase(bph, aph, acnt, apar);
+#endif
+           deserted++;
+           ahead = false;
+           break
         :: else -> skip
         fi;
         if
@@ -498,10 +522,12 @@ proctype participant(byte id; byte w; byte d) {
 init {
   abs_first[0] = EXPECTED;
   atomic {
-    run participant(0, W0, NEVER);
+    run participant(0, W0, D0);
     run participant(1, 1, D1);
     run participant(2, 1, DROP_PHASE)
-  }
+  };
+  finished == 3;
+  assert(phase == abs_phase)                          /* every phase that ended was completed */
 }
 #else
 /* A group of w lanes: each lane waits for its own rank's phase, in rank order (a lane of
@@ -518,6 +544,11 @@ proctype participant(byte id; byte w) {
      :: id == 2 ->                                    /* leaves in round 1 */
 #if DROP_ORDER == 2
         others_in == 2;                                /* after the others' round-1 arrivals */
+#elif DROP_ORDER == 3
+        if                                             /* into an unarmed phase after the first */
+        :: atomic { phase >= 1 && count > 0 && count < ARMED_FROM -> skip }
+        :: others_in == 2 -> skip                      /* (none came: after the others) */
+        fi;
 #endif
         arrive(1, 1, tok, done);
         dropped = 1;
@@ -529,7 +560,7 @@ proctype participant(byte id; byte w) {
         round > 1 || dropped == 1;                     /* after the drop */
 #endif
         arrive(w, 0, tok, done);
-#if DROP_ORDER == 2
+#if DROP_ORDER >= 2
         if
         :: round == 1 -> others_in++
         :: else -> skip
@@ -558,7 +589,9 @@ init {
     run participant(0, W0);
     run participant(1, 1);
     run participant(2, 1)
-  }
+  };
+  finished == 3;
+  assert(phase == abs_phase)                          /* every phase that ended was completed */
 }
 #endif
 

@@ -305,12 +305,13 @@ UNISYNC_HOST_DEVICE void basic_barrier<Scope, CompletionFunction, Backoff>::arri
   // compare-and-swap that never waits. A phase at zero takes the arm with it (for the
   // participants before the drop: the dropper is one of them); an armed phase short of
   // its stop takes the arrival. A phase whose arm is still to come (its first arrival's,
-  // or that of the thread whose carry left arrivals in it), or that runs the completion
-  // of the phase before (above the stop: arrivals of this one), gets the participant
-  // only: its arm reads the participants before the drop, which the arming thread's
-  // result then shows it, and that thread adds the arrival (settle_rest). Adding the arrival
-  // here would instead place the arrivals of that window against one participant too
-  // few.
+  // or that of the thread whose carry left arrivals in it) gets the participant only: its
+  // arm reads the participants before the drop, the arming thread's result then shows
+  // the drop, and that thread adds the arrival (settle_rest). Above the stop (the
+  // completion of the phase before runs; arrivals there are this phase's) the drop gets
+  // the participant only as well: the carry opens this phase with one participant fewer
+  // to arm for, which leaves the drop's place in it without count. Adding the arrival in
+  // either window would place that window's arrivals against one participant too few.
   auto word = detail::atomic_at<Scope>(word_);
   cuda::std::uint64_t before = word.load(detail::memory_order_relaxed);
   for (;;) {
