@@ -77,12 +77,14 @@ namespace unisync {
  * refused. With more threads than expected a waiter must not fall 2^14 phases behind the
  * barrier (side phase numbers wrap at 2^15).
  *
- * Waits inside `arrive()` and `arrive_and_drop()`, each for a participant that has
- * already arrived and is one step from done, never for one that has not: an arrival
- * beyond the first phase waits for that phase's last arriver to arm the sides (and to run
- * the completion); a drop on a side alone waits while the phase's first arrival arms it
- * or its last arrival runs the completion; with a completion function, the mixed-phase
- * verdict below.
+ * `arrive_and_drop()` never waits. `arrive()` waits in two cases, each for a participant
+ * that has already arrived and is one step from done, never for one that has not: an
+ * arrival beyond the first phase waits for that phase's last arriver to arm the sides (and
+ * to run the completion); with a completion function, the mixed-phase verdict below. On a
+ * side alone a drop that comes in before the open phase's arm (or while the completion of
+ * the phase before runs) takes only its participant, and the arming thread adds its
+ * arrival, as `basic_barrier`'s does: an arrival beyond the phase that races it may be
+ * released a phase early (see barrier.hpp).
  *
  * The completion function runs exactly once per phase, before anyone is released, in one
  * of the phase's leaders' `arrive()`: in the first phase (and always in flat mode) in the
@@ -393,7 +395,12 @@ class basic_partitioned_barrier {
   UNISYNC_HOST_DEVICE arrival_token place_alone(side_kind side, cuda::std::uint64_t before, cuda::std::uint32_t weight,
                                                 cuda::std::uint32_t open_phase, arrivals_placed* into) const;
   UNISYNC_HOST_DEVICE static arrival_token deliver(arrivals_placed const& placed, arrivals_placed* into);
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t complete_alone_phase(side_kind side, cuda::std::uint64_t after);
+  UNISYNC_HOST_DEVICE cuda::std::uint64_t carry_alone(side_kind side, cuda::std::uint64_t after);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t complete_alone_phase(side_kind side, cuda::std::uint64_t before,
+                                                               cuda::std::uint32_t added);
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t settle_alone_rest(side_kind side, cuda::std::uint64_t before,
+                                                            cuda::std::uint32_t added, cuda::std::uint32_t owed,
+                                                            bool was_carried, cuda::std::uint64_t carried);
   UNISYNC_HOST_DEVICE arrival_token drop_alone(side_kind side);
   UNISYNC_HOST_DEVICE arrival_token arrive_after_carry(side_kind side, cuda::std::uint64_t before,
                                                        cuda::std::uint32_t weight, bool drop);

@@ -168,6 +168,16 @@ TEST(DevicePartitionedBarrier, NoParticipantLeavesPhaseEarlyPerThread)
   check_per_thread<checked_partitioned_barrier>(multiprocessor_count(), 32, 1000);
 }
 
+// GPU threads alone on a partitioned barrier: drops race the phases' arms and, with a
+// completion function, its runs (a drop on a side alone never waits).
+TEST(DevicePartitionedBarrier, StaggeredDropsShrinkLaterPhases)
+{
+  UNISYNC_REQUIRE_GPU();
+  check_staggered_drops<unisync::partitioned_barrier<>>(multiprocessor_count(), 64, 200);
+  check_staggered_drops<checked_partitioned_barrier>(multiprocessor_count(), 64, 200);
+  check_staggered_drops<checked_partitioned_barrier>(1, 128, 200);
+}
+
 TEST(DeviceBarrier, CoResidencyGuardRefusesAnOversizedGrid)
 {
   UNISYNC_REQUIRE_GPU();

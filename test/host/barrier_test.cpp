@@ -474,24 +474,6 @@ TEST(HostBarrier, ArriveAndDropReturnsBeforeTheOpenPhaseIsArmed)
   EXPECT_EQ(runs.load(), 2u);
 }
 
-/// A completion function that, in the first phase, lets the test act while it runs: it
-/// says it runs, then waits for the test to say it may return (at most generous_wait).
-struct completion_holding_first_phase {
-  struct state {
-    std::atomic<std::uint32_t> runs{0};
-    std::atomic<bool> running{false};
-    std::atomic<bool> may_return{false};
-    std::atomic<bool> held_too_long{false};
-  };
-  state* shared;
-  void operator()() const noexcept
-  {
-    if (shared->runs.fetch_add(1) != 0) return;
-    shared->running = true;
-    if (!unisync::test::eventually([this] { return shared->may_return.load(); })) shared->held_too_long = true;
-  }
-};
-
 // A participant that arrived in a phase may drop in the next while the completion of its
 // arrival's phase runs (its arrival is then above the stop): the drop must not wait for
 // the completion. The next phase then takes the drop and the other participant; when
@@ -499,8 +481,9 @@ struct completion_holding_first_phase {
 TEST(HostBarrier, ArriveAndDropReturnsWhileTheCompletionRuns)
 {
   for (unsigned drops : {1u, 2u}) {
-    completion_holding_first_phase::state state;
-    unisync::barrier<completion_holding_first_phase> barrier(2, completion_holding_first_phase{&state});
+    using holding = unisync::test::completion_holding_a_run;
+    holding::state state;
+    unisync::barrier<holding> barrier(2, holding{&state, 0});  // holds the first phase's completion
     auto mine = barrier.arrive();
     std::thread completer([&] {
       barrier.wait(barrier.arrive());  // completes the first phase: runs the completion

@@ -1,10 +1,12 @@
 // The partitioned barrier across its two sides, with host threads standing in for GPU
 // threads (test_access names the side a call is made from): split-phase use in both
-// directions, tokens waited on from the other side, a leader that leaves and then signals.
+// directions, tokens waited on from the other side, a leader that leaves and then signals,
+// drops on a side alone that never wait.
 // Every wait for another thread is bounded, so a barrier whose arrive() blocks fails here
 // instead of hanging.
 
 #include "actors.hpp"
+#include "bounded.hpp"
 #include "checks.hpp"
 #include "test_access.hpp"
 
@@ -244,6 +246,89 @@ TYPED_TEST(PartitionedSides, AnArrivalBeforeTheCarryCompletesTheSide)
     }
     gpu.join();
     this->expect_runs(30);
+  }
+}
+
+// std: arrive_and_drop() arrives, it does not wait. On a side that has the barrier to
+// itself, between a phase's first addition and its arm (that arrival's thread is inside
+// arrive()) a drop must return at once, and the phase must still take exactly its
+// participants: the drop's arrival and that of every other one, and the next phase one
+// participant fewer.
+TYPED_TEST(PartitionedSides, ArriveAndDropOnASideAloneReturnsBeforeThePhaseIsArmed)
+{
+  for (side const alone : {side::cpu, side::gpu}) {
+    SCOPED_TRACE(::testing::Message() << "participants on the " << (alone == side::cpu ? "cpu" : "gpu"));
+    this->runs = 0;
+    auto barrier = this->make(3);
+    auto released = [&](auto const& token) { return access::try_wait_for_as(*barrier, alone, token, 0); };
+    static_cast<void>(access::arrive_as(*barrier, alone));  // the first phase: all three on one side
+    static_cast<void>(access::arrive_as(*barrier, alone));
+    access::wait_as(*barrier, alone, access::arrive_as(*barrier, alone));
+    std::uint64_t const first = access::add_side_arrival(*barrier, alone);  // its arm still to come
+    ASSERT_FALSE(access::side_phase_armed(*barrier, alone));
+    std::atomic<bool> dropped{false};
+    std::thread dropper([&] {
+      static_cast<void>(access::arrive_as(*barrier, alone, 1, true));
+      dropped = true;
+    });
+    bool const returned = unisync::test::eventually([&] { return dropped.load(); });
+    auto first_token = access::finish_side_arrival(*barrier, alone, first);  // the arm: lets a waiting drop go on
+    dropper.join();
+    EXPECT_TRUE(returned) << "arrive_and_drop() waited for the open phase's arm";
+    EXPECT_FALSE(released(first_token)) << "the phase completed with two of its three participants";
+    auto last = access::arrive_as(*barrier, alone);
+    EXPECT_TRUE(released(first_token));
+    EXPECT_TRUE(released(last));
+    auto next = access::arrive_as(*barrier, alone);
+    EXPECT_FALSE(released(next)) << "the next phase completed with one of its two participants";
+    access::wait_as(*barrier, alone, access::arrive_as(*barrier, alone));
+    EXPECT_TRUE(released(next));
+    this->expect_runs(3);
+  }
+}
+
+// On a side alone, a participant that arrived in a phase may drop in the next while the
+// completion of its arrival's phase runs (its arrival is then above the stop): the drop
+// must not wait for the completion. The next phase then takes the drop and the other
+// participant; when every participant of it drops, it completes with them (the completion
+// runs for it too).
+TEST(PartitionedSidesAlone, ArriveAndDropReturnsWhileTheCompletionRuns)
+{
+  for (side const alone : {side::cpu, side::gpu}) {
+    for (unsigned drops : {1u, 2u}) {
+      SCOPED_TRACE(::testing::Message() << "participants on the " << (alone == side::cpu ? "cpu" : "gpu") << ", "
+                                        << drops << " drops");
+      // The completion holds its second run: the first phase a side counts alone.
+      using holding = unisync::test::completion_holding_a_run;
+      holding::state state;
+      unisync::partitioned_barrier<holding> barrier(2, holding{&state, 1});
+      std::atomic<bool> arrived{false};
+      std::thread completer([&] {
+        access::wait_as(barrier, alone, access::arrive_as(barrier, alone));  // the first phase
+        while (!arrived.load()) std::this_thread::yield();
+        access::wait_as(barrier, alone, access::arrive_as(barrier, alone));  // completes the second: held
+        if (drops == 1) access::wait_as(barrier, alone, access::arrive_as(barrier, alone));
+      });
+      access::wait_as(barrier, alone, access::arrive_as(barrier, alone));
+      auto mine = access::arrive_as(barrier, alone);
+      arrived = true;
+      ASSERT_TRUE(unisync::test::eventually([&] { return state.running.load(); }));
+      for (unsigned drop = 0; drop < drops; ++drop) {
+        static_cast<void>(access::arrive_as(barrier, alone, 1, true));  // above the stop
+      }
+      state.may_return = true;
+      completer.join();
+      EXPECT_FALSE(state.held_too_long.load()) << "arrive_and_drop() waited for the completion";
+      EXPECT_TRUE(access::try_wait_for_as(barrier, alone, mine, 0));
+      EXPECT_EQ(state.runs.load(), 3u) << "the phase the drops arrived in did not complete";
+      if (drops == 1) {
+        access::wait_as(barrier, alone, access::arrive_as(barrier, alone));  // one participant left
+        EXPECT_EQ(state.runs.load(), 4u);
+      } else {
+        EXPECT_THROW(static_cast<void>(access::arrive_as(barrier, alone)), unisync::error)
+            << "every participant dropped";
+      }
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -59,6 +60,26 @@ class bounded_thread {
  private:
   std::shared_ptr<std::atomic<bool>> returned_;
   std::thread thread_;
+};
+
+/// A barrier's completion function that lets the test act while one of its runs goes on:
+/// at run number `held_run` (0 is the first) it says it runs, then waits until the test
+/// says it may return (at most generous_wait; held_too_long says if that ran out).
+struct completion_holding_a_run {
+  struct state {
+    std::atomic<std::uint32_t> runs{0};
+    std::atomic<bool> running{false};
+    std::atomic<bool> may_return{false};
+    std::atomic<bool> held_too_long{false};
+  };
+  state* shared;
+  std::uint32_t held_run;
+  void operator()() const noexcept
+  {
+    if (shared->runs.fetch_add(1) != held_run) return;
+    shared->running = true;
+    if (!eventually([this] { return shared->may_return.load(); })) shared->held_too_long = true;
+  }
 };
 
 }  // namespace unisync::test

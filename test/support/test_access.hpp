@@ -120,6 +120,35 @@ struct test_access {
             : atomic_at<cuda::thread_scope_system>(barrier.gpu_.word).load(memory_order_acquire);
     return (1u + barrier_type::phase_of(word)) & barrier_type::side_phase_mask;
   }
+  /// An arrival's addition to its side's word alone, as a thread of `which` side inside
+  /// arrive() has made it before the rest (its arm, or its completion of the phase): the
+  /// word before it, for finish_side_arrival. Only where the side counts on its own.
+  template <class Completion, class Backoff>
+  static cuda::std::uint64_t add_side_arrival(basic_partitioned_barrier<Completion, Backoff>& barrier, side which)
+  {
+    using barrier_type = basic_partitioned_barrier<Completion, Backoff>;
+    auto& part = barrier.part_of(side_of<barrier_type>(which));
+    return atomic_at<cuda::thread_scope_system>(part.word).fetch_add(cuda::std::uint64_t{1}
+                                                                         << barrier_type::side_count_shift,
+                                                                     memory_order_acq_rel);
+  }
+  /// The rest of that arrival, and its token.
+  template <class Completion, class Backoff>
+  static auto finish_side_arrival(basic_partitioned_barrier<Completion, Backoff>& barrier, side which,
+                                  cuda::std::uint64_t before)
+  {
+    return barrier.arrive_on_side(side_of<basic_partitioned_barrier<Completion, Backoff>>(which), before, 1, false,
+                                  nullptr);
+  }
+  /// Whether `which` side's open phase is armed (its first arrival's arm is in).
+  template <class Completion, class Backoff>
+  static bool side_phase_armed(basic_partitioned_barrier<Completion, Backoff>& barrier, side which)
+  {
+    using barrier_type = basic_partitioned_barrier<Completion, Backoff>;
+    auto& part = barrier.part_of(side_of<barrier_type>(which));
+    return barrier_type::count_of(atomic_at<cuda::thread_scope_system>(part.word).load(memory_order_acquire)) >=
+           barrier_type::side_armed_min;
+  }
   /// wait(token) as a thread of `which` side would call it.
   template <class Completion, class Backoff, class Token>
   static void wait_as(basic_partitioned_barrier<Completion, Backoff> const& barrier, side which, Token&& token)

@@ -228,9 +228,10 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_alone(side_kind s
   // The side has the barrier to itself: basic_barrier's scheme on the side's word (see
   // barrier.hpp), arrivals beyond the open phase included. The phase's first arrival arms
   // it for the participants its own result shows (every drop of the previous phase came
-  // before, and none of this one: drops wait for the arm); the addition that reaches the
-  // stop completes the phase. Acquire on the arm: if every arrival came before it, it
-  // completes the phase.
+  // before); the addition that reaches the stop completes the phase. Acquire on the arm:
+  // if every arrival came before it, it completes the phase. A drop that came in before
+  // the arm took only its participant: the arm's result shows it, and the rare path adds
+  // its arrival.
   // The common outcomes (every arrival of the addition in the open phase) make their token
   // here; place_alone places the others.
   cuda::std::uint32_t const count = count_of(before);
@@ -239,8 +240,7 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_alone(side_kind s
   cuda::std::uint32_t const flags = alone_flags(side, participants);
   if (count >= side_armed_min && count < alone_stop) {
     if (alone_stop - count > weight) return arrival_token(phase, weight, flags);
-    cuda::std::uint32_t const open_phase = complete_alone_phase(
-        side, before + (static_cast<cuda::std::uint64_t>(weight) << side_count_shift));
+    cuda::std::uint32_t const open_phase = complete_alone_phase(side, before, weight);
     if (alone_stop - count == weight) {
       return arrival_token(phase, weight, flags | arrival_token::completed_phase);
     }
@@ -251,9 +251,15 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_alone(side_kind s
     cuda::std::uint64_t const arm = static_cast<cuda::std::uint64_t>(alone_stop - participants) << side_count_shift;
     cuda::std::uint64_t const before_arm =
         detail::own_side_word<cuda::std::uint64_t>(part_of(side).word).fetch_add(arm, detail::memory_order_acquire);
+    if (participants_of(before_arm) != participants) {
+      // Drops came in before the arm and left their arrivals to it (see drop_alone).
+      cuda::std::uint32_t const open_phase = settle_alone_rest(side, before_arm, alone_stop - participants,
+                                                               participants - participants_of(before_arm), false, 0);
+      return place_alone(side, before, weight, open_phase, beyond);
+    }
     cuda::std::uint32_t const counted = count_of(before_arm);
     if (counted < participants) return arrival_token(phase, weight, flags);
-    cuda::std::uint32_t const open_phase = complete_alone_phase(side, before_arm + arm);
+    cuda::std::uint32_t const open_phase = complete_alone_phase(side, before_arm, alone_stop - participants);
     if (weight <= participants) {
       return arrival_token(phase, weight, flags | arrival_token::completed_phase);
     }
@@ -272,8 +278,9 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::place_alone(side_kind si
 {
   // Where an addition to an alone side's word landed, from the word it found: within the
   // open phase's room, or whole phases past it, counted before the phase's arm with more
-  // arrivals in than it takes, or above the stop while the completion runs. Drops never
-  // add there, so the participants are those of every phase counted into. Inlined, as
+  // arrivals in than it takes, or above the stop while the completion runs. Drops add no
+  // arrival there, so the participants are those of every phase counted into, unless a
+  // drop races such an arrival (see basic_barrier's limit in barrier.hpp). Inlined, as
   // complete_alone_phase and arrive_beyond_first_phase are: as calls they slowed the
   // common GPU arrival that never takes them (H200, GPU threads alone, 8 blocks: 1.03
   // against 0.91 us per phase, per thread on one block 1.12 against 0.96).
@@ -318,35 +325,101 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::deliver(arrivals_placed 
 }
 
 template <class CompletionFunction, class Backoff>
-UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t
-basic_partitioned_barrier<CompletionFunction, Backoff>::complete_alone_phase(side_kind side, cuda::std::uint64_t after)
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint64_t
+basic_partitioned_barrier<CompletionFunction, Backoff>::carry_alone(side_kind side, cuda::std::uint64_t after)
 {
-  // `after`: the word as this thread's addition that reached the stop left it, which
+  // `after`: the word as the addition that reached an alone side's stop left it, which
   // acquired every arrival of the phase. With the default completion that addition
-  // carried; with a completion function it runs it, then adds the carry, which releases
-  // the waiters and what the completion wrote. Arrivals of the next phase that came in
-  // above the stop stay in the count (more threads than the side's share): this thread
-  // arms that phase for them, as its first arrival would, for the participants after
-  // every drop of the completed phase; the arm may complete it, and so on. Returns the
-  // phase open after this thread's additions.
-  detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
-  for (;;) {
-    if constexpr (!completes_in_arrival) {
-      UNISYNC_EXPECTS(count_of(after) >= alone_stop,
-                      "partitioned_barrier: 2^22 or more arrivals beyond a phase while its completion ran");
-      central_.completion();
-      cuda::std::uint64_t const carry = static_cast<cuda::std::uint64_t>(completion_headroom) << side_count_shift;
-      after = word.fetch_add(carry, detail::memory_order_release) + carry;
+  // carried; with a completion function this thread runs it, then adds the carry, which
+  // releases the waiters and what the completion wrote. Returns the word after the carry.
+  if constexpr (!completes_in_arrival) {
+    UNISYNC_EXPECTS(count_of(after) >= alone_stop,
+                    "partitioned_barrier: 2^22 or more arrivals beyond a phase while its completion ran");
+    central_.completion();
+    cuda::std::uint64_t const carry = static_cast<cuda::std::uint64_t>(completion_headroom) << side_count_shift;
+    detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
+    after = word.fetch_add(carry, detail::memory_order_release) + carry;
+  }
+  open_next_phase(side, after);
+  return after;
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_FORCE_INLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t
+basic_partitioned_barrier<CompletionFunction, Backoff>::complete_alone_phase(side_kind side, cuda::std::uint64_t before,
+                                                                             cuda::std::uint32_t added)
+{
+  // This thread's addition of `added` to an alone side's word (from `before`) reached the
+  // stop: it completes the phase. Straight-line for the common case, as basic_barrier's
+  // complete_phase; settle_alone_rest takes the rest: arrivals of the next phase that came
+  // in above the stop (more threads than the side's share), which this thread then arms,
+  // and a phase that every participant dropped out of while the completion ran. Returns
+  // the phase open after this thread's additions.
+  cuda::std::uint64_t const after =
+      carry_alone(side, before + (static_cast<cuda::std::uint64_t>(added) << side_count_shift));
+  if (count_of(after) != 0) return settle_alone_rest(side, before, added, 0, true, after);
+  if constexpr (!completes_in_arrival) {
+    if (participants_of(after) == 0 && participants_of(before) != 0) {
+      return settle_alone_rest(side, before, added, 0, true, after);
     }
-    open_next_phase(side, after);
-    if (count_of(after) == 0) return phase_of(after);
-    // The arm of the leftover arrivals' phase.
-    cuda::std::uint32_t const participants = participants_of(after);
-    UNISYNC_EXPECTS(participants != 0, "partitioned_barrier: an arrival on a side (CPU or GPU) that has no participant");
-    cuda::std::uint64_t const arm = static_cast<cuda::std::uint64_t>(alone_stop - participants) << side_count_shift;
-    cuda::std::uint64_t const before_arm = word.fetch_add(arm, detail::memory_order_acquire);
-    if (count_of(before_arm) < participants) return phase_of(before_arm);
-    after = before_arm + arm;
+  }
+  return phase_of(after);
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE cuda::std::uint32_t
+basic_partitioned_barrier<CompletionFunction, Backoff>::settle_alone_rest(side_kind side, cuda::std::uint64_t before,
+                                                                          cuda::std::uint32_t added,
+                                                                          cuda::std::uint32_t owed, bool was_carried,
+                                                                          cuda::std::uint64_t carried)
+{
+  // basic_barrier's settle_rest on an alone side's word: this thread's addition of `added`
+  // (from `before`) was an arm that found drops (`owed`: their arrivals, which this thread
+  // adds after it), or it reached the stop and was carried (`carried`, when `was_carried`)
+  // and left arrivals in the next phase, which this thread then arms, or left a phase
+  // that every participant dropped out of while the completion ran. Each addition may in
+  // turn complete a phase, open one with arrivals in it, or find drops. Returns the phase
+  // open after this thread's additions.
+  detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
+  auto const completes = [](cuda::std::uint64_t from, cuda::std::uint32_t units) {
+    return count_of(from) < alone_stop && count_of(from) + units >= alone_stop;
+  };
+  for (;;) {
+    bool arms = count_of(before) == 0;
+    cuda::std::uint64_t after = before + (static_cast<cuda::std::uint64_t>(added) << side_count_shift);
+    if (!arms && completes(before, added)) {
+      after = was_carried ? carried : carry_alone(side, after);
+      arms = count_of(after) != 0;
+      if (!arms && owed == 0) {
+        if constexpr (!completes_in_arrival) {
+          if (participants_of(after) == 0 && participants_of(before) != 0) {
+            // Every participant of the phase just opened dropped while the completion ran
+            // (each leaving its arrival out of the count): that phase has completed as
+            // well, and no arrival can come into it. Acquire: the carry read the drops
+            // but only releases.
+            cuda::std::uint64_t const stop = static_cast<cuda::std::uint64_t>(alone_stop) << side_count_shift;
+            return phase_of(carry_alone(side, word.fetch_add(stop, detail::memory_order_acquire) + stop));
+          }
+        }
+        return phase_of(after);
+      }
+    }
+    was_carried = false;
+    if (arms) {
+      cuda::std::uint32_t const participants = participants_of(after);
+      UNISYNC_EXPECTS(participants != 0,
+                      "partitioned_barrier: an arrival on a side (CPU or GPU) that has no participant");
+      added = alone_stop - participants;
+      before =
+          word.fetch_add(static_cast<cuda::std::uint64_t>(added) << side_count_shift, detail::memory_order_acquire);
+      owed += participants - participants_of(before);
+      continue;
+    }
+    if (owed == 0) return phase_of(after);
+    added = owed;
+    owed = 0;
+    before = word.fetch_add(static_cast<cuda::std::uint64_t>(added) << side_count_shift, detail::memory_order_acquire);
+    if (count_of(before) != 0 && !completes(before, added)) return phase_of(before);
   }
 }
 
@@ -354,33 +427,36 @@ template <class CompletionFunction, class Backoff>
 UNISYNC_NOINLINE UNISYNC_HOST_DEVICE typename basic_partitioned_barrier<CompletionFunction, Backoff>::arrival_token
 basic_partitioned_barrier<CompletionFunction, Backoff>::drop_alone(side_kind side)
 {
-  // basic_barrier's drop: one arrival and one participant fewer in one compare-and-swap,
-  // only while the open phase is armed and short of its stop, or unarmed and empty (then
-  // the same exchange arms it): a drop that came in before the arm would change the
-  // participants the arm reads, one above the stop those of the phase its arrival counts
-  // in, and either would misplace arrivals beyond the phase. Between those, the thread
-  // arming or completing the phase is inside its arrive(), one or two atomics from done.
+  // basic_barrier's drop (see arrive_and_drop in barrier.inl): one participant fewer and,
+  // where the open phase's arm is in, one arrival, in one compare-and-swap that never
+  // waits. A phase at zero takes the arm with it (for the participants before the drop);
+  // an armed phase short of its stop takes the arrival. A phase whose arm is still to
+  // come (its first arrival's, or that of the thread whose carry left arrivals in it) gets
+  // the participant only: the arm reads the participants before the drop, the arming
+  // thread's result then shows the drop, and that thread adds the arrival
+  // (settle_alone_rest). Above the stop (the completion of the phase before runs) the
+  // drop gets the participant only as well: the carry opens this phase with one
+  // participant fewer to arm for.
   detail::own_side_word<cuda::std::uint64_t> const word(part_of(side).word);
-  cuda::std::uint64_t before = 0;
+  cuda::std::uint64_t before = word.load(detail::memory_order_relaxed);
   for (;;) {
-    detail::wait_for_turn<Backoff>([&](cuda::std::memory_order) {
-      before = word.load(detail::memory_order_relaxed);
-      cuda::std::uint32_t const count = count_of(before);
-      return count == 0 || (count >= side_armed_min && count < alone_stop) ? 0u : 1u;
-    });
-    bool const first = count_of(before) == 0;
+    cuda::std::uint32_t const count = count_of(before);
     cuda::std::uint32_t const participants = participants_of(before);
     UNISYNC_EXPECTS(participants != 0,
                     "partitioned_barrier::arrive_and_drop() on a side (CPU or GPU) that has no participant");
-    cuda::std::uint32_t const added = first ? alone_stop - participants + 1 : 1u;
+    bool const first = count == 0;
+    cuda::std::uint32_t const added =
+        first ? alone_stop - participants + 1 : count >= side_armed_min && count < alone_stop ? 1u : 0u;
     cuda::std::uint64_t const desired = before + (static_cast<cuda::std::uint64_t>(added) << side_count_shift) - 1u;
     // Acquire-release as an arrival's addition.
     if (word.compare_exchange_strong(before, desired, detail::memory_order_acq_rel, detail::memory_order_relaxed)) {
+      // arrive_and_drop() returns nothing: no one waits on this token.
+      arrival_token const left(phase_of(before), 1, arrival_token::completed_phase);
+      if (added == 0) return left;
       // As if the arm had come first: the armed count, then this arrival, with its drop.
       cuda::std::uint64_t const armed = first ? desired - (cuda::std::uint64_t{1} << side_count_shift) : before - 1u;
-      cuda::std::uint32_t open_phase = phase_of(before);
-      if (count_of(armed) + 1 >= alone_stop) open_phase = complete_alone_phase(side, desired);
-      return place_alone(side, armed, 1, open_phase, nullptr);  // armed and below the stop: one phase
+      if (count_of(armed) + 1 >= alone_stop) static_cast<void>(complete_alone_phase(side, armed, 1));
+      return left;
     }
   }
 }
