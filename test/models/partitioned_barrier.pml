@@ -19,16 +19,22 @@
  *                         (mixed, count = carry - 1): arrive_after_carry; else the carry
  *                         scheme with stop = carry - 1 (mixed_stop): the first arrival
  *                         arms with stop - participants; settle_arrival
- *   arrive_alone(before, w)  count 0: arms with alone_stop - participants(before); the arm
- *                         completes the phase if count(before_arm) >= participants; an
- *                         armed count below the stop that this addition takes to it
- *                         completes it; then place_alone. alone_stop = the carry (default
- *                         completion), carry - completion_headroom (completion function)
- *   complete_alone_phase(after)  completion function: run it, then fetch_add(headroom)
- *                         (the carry); count(after) != 0 (arrivals of the next phase
- *                         already in): its loop's arm step (arm_leftover here)
- *   arm_leftover(after)   that step: arm with alone_stop - participants(after); if the
- *                         arm completes that phase too, complete it (as above), go on
+ *   arrive_alone(before, w)  count 0: arms with alone_stop - participants(before); if the
+ *                         arm's result shows fewer participants (drops before the arm),
+ *                         it owes their arrivals; the arm completes the phase if
+ *                         count(before_arm) >= participants; an armed count below the stop
+ *                         that this addition takes to it completes it; then place_alone.
+ *                         alone_stop = the carry (default completion), carry -
+ *                         completion_headroom (completion function)
+ *   settle_rest           settle_alone_rest, with complete_alone_phase as its common case:
+ *                         an addition that reaches the stop completes the phase (carry_alone:
+ *                         the completion function, then fetch_add(headroom), the carry);
+ *                         arrivals of the next phase already in: arm them (alone_stop -
+ *                         participants(after)), owing the drops the arm finds; owed
+ *                         arrivals: one fetch_add, which may complete the phase; a phase
+ *                         whose every participant dropped while the completion ran (its
+ *                         participants 0 after the carry, not before): fetch_add(alone_stop)
+ *                         and complete it too
  *   place_alone, token_of  where each rank of an addition landed, from the word it found:
  *                         armed below the stop: its room; unarmed, count < participants:
  *                         the open phase; else whole phases past it (above the stop: + 1,
@@ -36,10 +42,13 @@
  *                         participants each; a rank's token is completed when the phase
  *                         open after the thread's own additions has passed it
  *                         (side_phase_passed: 1 .. PM/2 - 1 phases ahead, wrapping)
- *   drop_alone            waits until the count is 0 or armed below the stop, then one
- *                         compare-and-swap: one arrival and one participant fewer (with
- *                         the arm when the count was 0); completes the phase if it
- *                         reached the stop
+ *   drop_alone            one compare-and-swap, never a wait: count 0, the arm, one
+ *                         arrival and one participant fewer; armed below the stop, one
+ *                         arrival and one participant fewer (completes the phase if it
+ *                         reached the stop); else (before the arm, or above the stop while
+ *                         the completion runs) one participant fewer only: the arming
+ *                         thread adds its arrival, or the carry opens its phase without
+ *                         its place
  *   arrive_central, arrive_beyond_first_phase
  *                         central.fetch_sub(w) on missing + central_bias: within the
  *                         phase as before (the last arriver: complete_central_phase);
@@ -121,9 +130,9 @@
  * words in one step (stores that overwrite learning-mode additions made after its loads;
  * those arrivals add again after the central release; no thread of one side touches the
  * other side's word); its reads and writes of expected and drops are merged as before.
- * drop_alone's load and compare-and-swap, retried until it succeeds, are one guarded
- * step; so is arrive_as's compare-and-swap for a drop (a failure that still finds the word
- * learning or mixed retries with the value it read: the same as a fetch_add then). A
+ * drop_alone's load and compare-and-swap, retried until it succeeds, are one step; so is
+ * arrive_as's compare-and-swap for a drop (a failure that still finds the word learning
+ * or mixed retries with the value it read: the same as a fetch_add then). A
  * waiter's loads of the two reports (and, with a completion function, of `completed` and
  * the other report) are one guard:
  * once the phase has ended across, what they show for it no longer changes (a side with
@@ -153,6 +162,11 @@
  *                short of it
  *   -DFLAT       flat mode: every phase on the central word
  *   -DSTORE_BUFFERS  the leaders' report stores go through store buffers (see above)
+ *   -DEAGER      (with -DCOMPLETION) the participant that drops in phase k does not wait
+ *                in phase k - 1: it drops once the completion of k - 1 has started (as a
+ *                completion that signals it would let it), on a side alone above the
+ *                stop. At the end every phase with participants must have run its
+ *                completion (a phase all of whose participants dropped that way too)
  * -DOVER: more threads than the barrier expects, all on side OS (default 0, the CPU;
  * -DOS=1: the GPU), the other side with no participant from the first phase on. The
  * barrier expects OE (default 1); NP participants (default 2) arrive_and_wait() once per
@@ -167,7 +181,12 @@
  * over-arrivals); -DDROP_FIRST with -DDROP_ROUND=1: the others arrive after its
  * arrive_and_drop() returned (a drop within the first phase); -DLATE_DROP with
  * -DDROP_ROUND=1: its addition comes after the first phase's release (a drop beyond the
- * first phase that the last arriver does not see, so not refused). The specification is
+ * first phase that the last arriver does not see, so not refused); -DDROP_AFTER: its
+ * arrive_and_drop() comes after the others' arrivals of its round. Racing them (the
+ * default, and -DLATE_DROP) fails: a drop before a phase's arm (or above its stop) takes
+ * only its participant, the count shows the phase one arrival short until the arming
+ * thread adds it, and an arrival beyond the phase in that moment is placed in it (the
+ * limit basic_barrier has too, see barrier.hpp). The specification is
  * std's barrier kept beside the code as an abstract counter (as in barrier.pml): every
  * arrival unit, in the order of the atomic step that counts it (the central fetch_sub for
  * the units within the first phase, else its addition to the side word, or the drop's
@@ -233,10 +252,16 @@
  *                          the phase leaves with it, before its own phase's arrivals
  *                          (assertion)
  *   -DBUG_DROP_PLAIN_ADD   every drop a plain fetch_add, also on a side alone (the drop
- *                          before drop_alone): landing while the phase is unarmed, it
- *                          leaves the arrivals after it one participant short, and they
- *                          place themselves a phase too late (assertion; with
- *                          -DNO_PLACE_CHECK, deadlock)
+ *                          before drop_alone): landing while the phase is unarmed, its
+ *                          arrival is counted twice, by itself and by the arming thread
+ *                          (assertion; without -DOVER)
+ *   -DBUG_DROP_UNARMED     drop_alone adds its arrival while the phase's arm is still to
+ *                          come: counted twice (assertion)
+ *   -DBUG_ARM_IGNORES_DROPS  the arming thread does not add the arrivals of the drops its
+ *                          arm found: the phase never completes (deadlock)
+ *   -DBUG_NO_DESERTED_COMPLETION  (-DCOMPLETION -DEAGER) a phase whose participants all
+ *                          dropped while the completion ran is left open (assertion at
+ *                          the end)
  *   -DBUG_NO_CLAMP         the first phase's last arriver arms the side with the raw
  *                          learned counts, arrivals beyond the phase included (assertion:
  *                          the share check; with -DNO_SHARE_CHECK, which also drops the
@@ -264,10 +289,10 @@
  *                          before the next phase's arm: the sibling that arrives next
  *                          reads one participant, places itself a phase too late and
  *                          waits for a phase only it can complete (assertion; with
- *                          -DNO_PLACE_CHECK, deadlock). With -DOVER -DLATE_DROP
- *                          -DDROP_ROUND=1 (a drop beyond the first phase whose addition
- *                          comes after the last arriver armed the side): not refused, it
- *                          misplaces an arrival beyond the first phase (assertion)
+ *                          -DNO_PLACE_CHECK, the phase checker: a phase carried one
+ *                          arrival short). With -DOVER -DLATE_DROP -DDROP_ROUND=1 it
+ *                          misplaced an arrival beyond the first phase; racing those
+ *                          arrivals is now the documented limit, which hides it
  */
 
 /* ---- configuration ---- */
@@ -398,6 +423,8 @@ byte s_count[2];              /* the count field, modulo CMOD */
 bool s_mixed[2];
 byte s_parts[2];              /* the participants field */
 byte absorbed[2];             /* a drop absorbed as its side's arrival in the open phase */
+byte drops_above[2];          /* ghost: drops above the stop into the side's next phase */
+byte arm_less[2];             /* ghost: ... into its open phase */
 /* reports_: from_cpu (0), from_gpu (1): next phase (mod PM) | share; verdict, completed */
 byte r_phase[2];
 byte r_share[2];
@@ -427,6 +454,7 @@ byte abs_parts = OE;          /* the expected count of later phases */
 byte abs_first[NPH];          /* participants each abstract phase started with */
 byte round_in[ROUNDS + 1];    /* participants through round r */
 bool dropped;                 /* DROP_FIRST: the dropper's arrive_and_drop() returned */
+byte others_in;               /* DROP_AFTER: the others' arrivals of the drop's round */
 #else
 byte arrived[PHASES];         /* arrival weight counted in each phase */
 bit sig[PHASES];              /* split-phase use: the signaller's action of phase k */
@@ -476,6 +504,8 @@ inline count_abstract(drop, into) {
   fi
 }
 /* n units of an addition on a side alone (ranks base ..), inside its atomic step */
+/* a drop above the stop: its arrival is the next phase's (the same abstract step) */
+#define COUNT_ABOVE_STOP(s) COUNT_UNITS(s, 1, 1, 0)
 #define COUNT_UNITS(s, n, drop, base) \
   r = 0; \
   do \
@@ -490,17 +520,19 @@ inline count_abstract(drop, into) {
 #endif
 #else
 #define COUNT_UNITS(s, n, drop, base) assert(s_cur[s] == k); arrived[k] = arrived[k] + (n)
+#define COUNT_ABOVE_STOP(s) assert(s_cur[s] + 1 == k); arrived[k]++
 #if defined(NO_PLACE_CHECK)
 #define PLACE_CHECK(r, ph) skip
 #else
 #define PLACE_CHECK(r, ph) assert((k + PM - 1) % PM == (ph))
 #endif
 #endif
-/* the arm of a side alone is for exactly its phase's participants */
+/* the arm of a side alone is for exactly its phase's participants, less those that
+   dropped above the stop before the carry opened it (the carry took their places) */
 #if defined(NO_SHARE_CHECK)
 #define ARM_CHECK(s, parts) skip
 #else
-#define ARM_CHECK(s, parts) assert((parts) == SIDE_MEMBERS(s, s_cur[s]))
+#define ARM_CHECK(s, parts) assert((parts) + arm_less[s] == SIDE_MEMBERS(s, s_cur[s]))
 #endif
 /* the model's counts stay where the code's limits put them: arrivals before an arm below
    side_armed_min, arrivals above the stop below the carry (completion_headroom) */
@@ -541,7 +573,7 @@ inline add_to_count(s, add) {
   :: s_count[s] >= CMOD ->
      s_count[s] = s_count[s] - CMOD; s_phase[s] = (s_phase[s] + 1) % PM;
      RELEASED(s_cur[s]);
-     absorbed[s] = 0;
+     absorbed[s] = 0; arm_less[s] = drops_above[s]; drops_above[s] = 0;
      s_cur[s]++
   :: else -> skip
   fi
@@ -720,53 +752,81 @@ inline place_rank(bph, bcnt, bpar, r, ph, pos) {
   pos = 0
 }
 
-/* arm_leftover(after): the completer arms the next phase for the arrivals already in its
-   count; the arm may complete it, and so on. open: the phase open after its additions */
-inline arm_leftover(s, aph, acnt, apar, open, n, b2) {
-  do
-  :: true ->
-     n = apar;                                    /* participants_of(after) */
-     assert(n != 0);                              /* UNISYNC_EXPECTS */
-     atomic {                                     /* before_arm = fetch_add(arm) */
-       ARM_CHECK(s, n);
-       b2 = s_count[s]; open = s_phase[s];
-       add_to_count(s, ASTOP - n);
-       aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
-     };
-     if
-     :: b2 < n -> break                           /* return phase_of(before_arm) */
-     :: else ->
-#if defined(COMPLETION)
-        assert(acnt >= ASTOP);                    /* UNISYNC_EXPECTS (headroom) */
-        COMPLETION_RUNS(s_cur[s]);
-        atomic { add_to_count(s, HEADROOM); aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s] };
-#endif
-        if
-        :: acnt == 0 -> open = aph; break
-        :: else -> skip
-        fi
-     fi
-  od
-}
-
-/* complete_alone_phase(after): after = the word as the addition that reached the stop
-   left it; default completion: that addition carried; else completion, then the carry */
-inline complete_alone_phase(s, aph, acnt, apar, open, n, b2) {
+/* carry_alone: (aph, acnt, apar) = the word as the addition that reached the stop left
+   it; default completion: that addition carried; else the completion, then the carry */
+inline carry_alone(s, aph, acnt, apar) {
 #if defined(COMPLETION)
   assert(acnt >= ASTOP);                          /* UNISYNC_EXPECTS (headroom) */
   COMPLETION_RUNS(s_cur[s]);
   atomic {                                        /* fetch_add(completion_headroom) */
     add_to_count(s, HEADROOM); aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
-  };
-#endif
-#if defined(BUG_NO_LEFTOVER_ARM)
-  open = aph                                      /* BUG: leaves the leftover arrivals unarmed */
+  }
 #else
-  if
-  :: acnt == 0 -> open = aph
-  :: else -> arm_leftover(s, aph, acnt, apar, open, n, b2)
-  fi
+  skip
 #endif
+}
+
+/* settle_alone_rest (complete_alone_phase is its common case, inlined in the code): this
+   thread's addition of sadd found (sbc, sbp) (count, participants) and left (aph, acnt,
+   apar); owed: arrivals of drops its arm found, which it adds after it. An addition that
+   reaches the stop completes the phase; arrivals of the next phase already in (leftover)
+   are armed; a phase whose every participant dropped while the completion ran is
+   completed too. open: the phase open after this thread's additions */
+inline settle_rest(s, aph, acnt, apar, open, n, b2) {
+  do
+  :: true ->
+     sarms = (sbc == 0);
+     if
+     :: !sarms && sbc < ASTOP && sbc + sadd >= ASTOP ->   /* completes the phase */
+        carry_alone(s, aph, acnt, apar);
+#if defined(BUG_NO_LEFTOVER_ARM)
+        sarms = false;                            /* BUG: leaves the leftover arrivals unarmed */
+#else
+        sarms = (acnt != 0);
+#endif
+        if
+        :: !sarms && owed == 0 ->
+#if defined(COMPLETION) && !defined(BUG_NO_DESERTED_COMPLETION)
+           if
+           :: apar == 0 && sbp != 0 ->            /* deserted while the completion ran */
+              atomic { add_to_count(s, ASTOP); aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s] };
+              carry_alone(s, aph, acnt, apar)
+           :: else -> skip
+           fi;
+#endif
+           open = aph; break
+        :: else -> skip
+        fi
+     :: else -> skip
+     fi;
+     if
+     :: sarms ->                                  /* arms the phase for the arrivals in it */
+        n = apar;                                 /* participants_of(after) */
+        assert(n != 0);                           /* UNISYNC_EXPECTS */
+        atomic {                                  /* before = fetch_add(arm) */
+          ARM_CHECK(s, n);
+          sbc = s_count[s]; sbp = s_parts[s]; sadd = ASTOP - n;
+          add_to_count(s, sadd);
+          aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
+        };
+#if !defined(BUG_ARM_IGNORES_DROPS)
+        owed = owed + n - sbp
+#endif
+     :: !sarms && owed == 0 -> open = aph; break
+     :: !sarms && owed != 0 ->                    /* adds the arrivals of the drops it found */
+        sadd = owed; owed = 0;
+        atomic {
+          sbc = s_count[s]; sbp = s_parts[s]; open = s_phase[s];
+          add_to_count(s, sadd);
+          aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
+        };
+        if
+        :: sbc != 0 && !(sbc < ASTOP && sbc + sadd >= ASTOP) -> break
+        :: else -> skip
+        fi
+     fi
+  od;
+  atomic { sbc = 0; sbp = 0; sadd = 0; owed = 0; sarms = false }
 }
 
 /* arrive_alone(before, w): (bph, bcnt, bpar) = before; (aph, acnt, apar) = before + w,
@@ -778,30 +838,36 @@ inline arrive_alone(s, w, bph, bcnt, bpar, aph, acnt, apar, open, n, b2) {
      assert(bpar != 0);                           /* UNISYNC_EXPECTS */
      atomic {                                     /* before_arm = fetch_add(arm) */
        ARM_CHECK(s, bpar);
-       b2 = s_count[s];
-       add_to_count(s, ASTOP - bpar);
-       aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
+       sbc = s_count[s]; sbp = s_parts[s]; sadd = ASTOP - bpar;
+       add_to_count(s, sadd);
+       open = s_phase[s]; aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
      };
+#if !defined(BUG_ARM_IGNORES_DROPS)
+     owed = bpar - sbp;                           /* drops that came in before the arm */
+#endif
      if
-     :: b2 >= bpar -> complete_alone_phase(s, aph, acnt, apar, open, n, b2)
+     :: owed != 0 || sbc >= bpar -> settle_rest(s, aph, acnt, apar, open, n, b2)
      :: else -> skip
      fi
   :: else ->
      if
      :: bcnt >= ARMED_FROM && bcnt < ASTOP && ASTOP - bcnt <= w ->   /* reached the stop */
-        complete_alone_phase(s, aph, acnt, apar, open, n, b2)
+        sbc = bcnt; sbp = bpar; sadd = w;
+        settle_rest(s, aph, acnt, apar, open, n, b2)
      :: else -> skip
      fi
   fi;
-  atomic { aph = 0; acnt = 0; apar = 0; n = 0; b2 = 0 }
+  atomic { aph = 0; acnt = 0; apar = 0; n = 0; b2 = 0; sbc = 0; sbp = 0; sadd = 0; owed = 0 }
 }
 
-/* drop_alone: waits until the count is 0 or armed below the stop, then one compare-and-
-   swap (load and exchange retried until it succeeds: one guarded step) -> the drop's
-   arrival as if the arm came first: (bph, bcnt, bpar) for place_rank, open */
+/* drop_alone: one compare-and-swap that never waits (load and exchange retried until it
+   succeeds: one step): at count 0 it arms the phase and adds its arrival, armed below the
+   stop it adds its arrival, else (before the phase's arm, or above the stop while the
+   completion runs: its arrival is then the next phase's) it takes only its participant,
+   and the arming thread adds its arrival (or the carry opens the next phase without it)
+   -> where its arrival counts, as (bph, bcnt, bpar) for place_rank, open */
 inline drop_alone(s, bph, bcnt, bpar, aph, acnt, apar, open, n, b2, first) {
   atomic {
-    (s_count[s] == 0 || (s_count[s] >= ARMED_FROM && s_count[s] < ASTOP)) ->
     bph = s_phase[s]; bcnt = s_count[s]; bpar = s_parts[s];
     assert(bpar != 0);                            /* UNISYNC_EXPECTS */
     first = (bcnt == 0);
@@ -809,21 +875,34 @@ inline drop_alone(s, bph, bcnt, bpar, aph, acnt, apar, open, n, b2, first) {
     :: first -> ARM_CHECK(s, bpar)                /* arms with it */
     :: else -> skip
     fi;
-    COUNT_UNITS(s, 1, 1, 0);
+    n = (first -> ASTOP - bpar + 1 : (bcnt >= ARMED_FROM && bcnt < ASTOP -> 1 : 0));
+#if defined(BUG_DROP_UNARMED)
+    n = (bcnt != 0 && bcnt < ARMED_FROM -> 1 : n);   /* BUG: its arrival before the arm too */
+#endif
+    if
+    :: bcnt >= ASTOP -> COUNT_ABOVE_STOP(s); drops_above[s]++
+    :: else -> COUNT_UNITS(s, 1, 1, 0)
+    fi;
     s_parts[s] = bpar - 1;
-    n = (first -> ASTOP - bpar + 1 : 1);
     add_to_count(s, n);
     aph = s_phase[s]; acnt = s_count[s]; apar = s_parts[s]
   };
-  if
-  :: first -> bcnt = ASTOP - bpar                 /* armed = desired - one arrival */
-  :: else -> skip
-  fi;
-  bpar = bpar - 1;
   open = bph;
   if
-  :: bcnt + 1 >= ASTOP -> complete_alone_phase(s, aph, acnt, apar, open, n, b2)
-  :: else -> skip
+  :: n == 0 ->                                    /* placed in the phase its arrival counts in */
+     bph = (bcnt >= ASTOP -> (bph + 1) % PM : bph); bcnt = 0; bpar = 1
+  :: else ->
+     if
+     :: first -> bcnt = ASTOP - bpar              /* armed = desired - one arrival */
+     :: else -> skip
+     fi;
+     bpar = bpar - 1;
+     if
+     :: bcnt + 1 >= ASTOP ->
+        sbc = bcnt; sbp = bpar; sadd = 1;
+        settle_rest(s, aph, acnt, apar, open, n, b2)
+     :: else -> skip
+     fi
   fi;
   atomic { aph = 0; acnt = 0; apar = 0; n = 0; b2 = 0; first = false }
 }
@@ -1040,6 +1119,8 @@ proctype participant(byte id; byte s; byte w; byte d) {
   byte k = 0;           /* the phase it arrives in next (absolute) */
   byte tok, before, mine, reached, ns, ph, sh;
   byte aph, acnt, apar, open, n, b2, r;
+  byte sbc, sbp, sadd, owed;  /* settle_rest's state */
+  bool sarms;
   bool central, done, mixed, leads, awaits, runs, res, pre, first;
   do
   :: k < PHASES && k != d ->                      /* arrive, (signal), wait */
@@ -1056,7 +1137,13 @@ proctype participant(byte id; byte s; byte w; byte d) {
      :: HANDS_OFF(id) ->                          /* F waits on the token */
         atomic { h_tok = tok; h_central = central; h_mixed = mixed; h_done = done; h_full = true };
         atomic { h_back -> h_back = false }
+#if defined(EAGER)
+     :: !HANDS_OFF(id) && k + 1 == d ->           /* told by the completion: drops while it runs */
+        completions[k] == 1
+     :: !HANDS_OFF(id) && k + 1 != d -> wait_own(s, k, central, tok, leads, done, ph, sh, res)
+#else
      :: else -> wait_own(s, k, central, tok, leads, done, ph, sh, res)
+#endif
      fi;
      atomic {
        RELEASED(k);
@@ -1114,6 +1201,7 @@ end:
 #endif
 
 init {
+  byte k = 0;
   atomic {
 #if defined(STORE_BUFFERS)
     run drain(0);
@@ -1130,7 +1218,14 @@ init {
 #else
     skip
 #endif
-  }
+  };
+#if defined(COMPLETION)
+  finished == NP;                                 /* every phase that ended was completed */
+  do
+  :: k < PHASES -> assert(MEMBERS(k) == 0 || completions[k] == 1); k++
+  :: else -> break
+  od
+#endif
 }
 
 #else /* OVER */
@@ -1278,6 +1373,8 @@ inline over_wait(s, w) {
 proctype over(byte id; byte s; byte w) {
   byte round = 1;
   byte bph, bcnt, bpar, aph, acnt, apar, open, n, b2, pos, r, cr, ctp, cs, gs;
+  byte sbc, sbp, sadd, owed;  /* settle_rest's state */
+  bool sarms;
   short cm;
   byte gph[W0];          /* each rank's abstract phase */
   byte tph[W0];          /* each rank's side phase as the code placed it */
@@ -1285,6 +1382,9 @@ proctype over(byte id; byte s; byte w) {
   bool central, ctok, pre, first;
   do
   :: round <= ROUNDS && DROPS(id, round) ->       /* arrive_and_drop() */
+#if defined(DROP_AFTER)
+     others_in == NP - 1;                         /* after the others' arrivals of its round */
+#endif
      over_arrive(s, 1, 1);
      atomic { gph[0] = 0; tph[0] = 0; round_in[round]++; dropped = true };
      break
@@ -1296,6 +1396,12 @@ proctype over(byte id; byte s; byte w) {
      fi;
 #endif
      over_arrive(s, w, 0);
+#if defined(DROP_AFTER)
+     if
+     :: round == DROP_ROUND -> others_in++
+     :: else -> skip
+     fi;
+#endif
      over_wait(s, w);
      round_in[round]++;
 #if !defined(NO_ROUND_BARRIER)
