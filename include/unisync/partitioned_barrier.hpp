@@ -77,13 +77,14 @@ namespace unisync {
  * refused. With more threads than expected a waiter must not fall 2^14 phases behind the
  * barrier (side phase numbers wrap at 2^15).
  *
- * `arrive_and_drop()` never waits. `arrive()` waits in two cases, each for a participant
- * that has already arrived and is one step from done, never for one that has not: an
- * arrival beyond the first phase waits for that phase's last arriver to arm the sides (and
- * to run the completion); with a completion function, the mixed-phase verdict below. On a
- * side alone a drop that comes in before the open phase's arm (or while the completion of
- * the phase before runs) takes only its participant, and the arming thread adds its
- * arrival, as `basic_barrier`'s does: an arrival beyond the phase that races it may be
+ * Waits inside `arrive()` and `arrive_and_drop()`, each for a participant that has
+ * already arrived and is one step from done, never for one that has not: an arrival
+ * beyond the first phase waits for that phase's last arriver to arm the sides (and to run
+ * the completion); with a completion function, a mixed phase's CPU leader (its last
+ * arrival or drop) may wait for the verdict below. On a side alone `arrive_and_drop()`
+ * never waits: a drop that comes in before the open phase's arm (or while the completion
+ * of the phase before runs) takes only its participant, and the arming thread adds its
+ * arrival, as `basic_barrier`'s does; an arrival beyond the phase that races it may be
  * released a phase early (see barrier.hpp).
  *
  * The completion function runs exactly once per phase, before anyone is released, in one

@@ -168,8 +168,9 @@ TEST(DevicePartitionedBarrier, NoParticipantLeavesPhaseEarlyPerThread)
   check_per_thread<checked_partitioned_barrier>(multiprocessor_count(), 32, 1000);
 }
 
-// GPU threads alone on a partitioned barrier: drops race the phases' arms and, with a
-// completion function, its runs (a drop on a side alone never waits).
+// GPU threads alone on a partitioned barrier: drops race the phases' arms (a drop on a
+// side alone never waits). Each dropper was released from the phase before, so none
+// lands above a completion's stop here: the host's PartitionedSidesAlone tests that.
 TEST(DevicePartitionedBarrier, StaggeredDropsShrinkLaterPhases)
 {
   UNISYNC_REQUIRE_GPU();
