@@ -250,7 +250,8 @@ TEST(ConformanceMixedSplitPhase, ArriveAndDropThenSignalAcrossTheLinkInEveryPhas
 /// memory. Flags hold 1 + the phase they are about.
 struct completion_drop_flags {
   cuda::std::uint32_t runs = 0;      // completions run (written by one completion at a time)
-  cuda::std::uint32_t drops = 0;     // the completions of phases 0 .. drops - 1 each await a drop
+  cuda::std::uint32_t first_drop = 0;  // the completions of phases first_drop .. drops - 1
+  cuda::std::uint32_t drops = 0;       // each await a drop
   cuda::std::uint32_t arrived = 0;   // the dropping side has arrived in the phase
   cuda::std::uint32_t running = 0;   // the phase's completion runs
   cuda::std::uint32_t dropped = 0;   // a drop came in while it ran
@@ -265,7 +266,7 @@ struct completion_awaiting_a_drop {
   UNISYNC_HOST_DEVICE void operator()() const noexcept
   {
     cuda::std::uint32_t const phase = flags->runs++;
-    if (phase >= flags->drops) return;
+    if (phase < flags->first_drop || phase >= flags->drops) return;
     raise_flag(flags->running, phase + 1);
     // After a failure, run on without waiting, so that the test ends soon.
     if (flags->failures == 0) static_cast<void>(await_flag(flags->dropped, phase + 1, flags->failures));
@@ -279,20 +280,25 @@ using completion_drop_barrier = unisync::barrier<completion_awaiting_a_drop>;
 /// completion runs on the other side, lets one extra participant leave with
 /// arrive_and_drop() (an arrival in phase k + 1, above the stop), says so, and waits. The
 /// other side arrives last and runs the completion, which returns only after the drop.
-UNISYNC_HOST_DEVICE inline void drop_while_the_other_side_completes(completion_drop_barrier& barrier,
-                                                                    completion_drop_flags& flags, unsigned me)
+template <class Barrier>
+UNISYNC_HOST_DEVICE void drop_while_the_other_side_completes(Barrier& barrier, completion_drop_flags& flags, unsigned me)
 {
   cuda::std::uint32_t const drops = flags.drops;
+  cuda::std::uint32_t const first_drop = flags.first_drop;
   for (cuda::std::uint32_t phase = 0; phase <= drops; ++phase) {
     if ((phase & 1u) != me) {
       if (!await_flag(flags.arrived, phase + 1, flags.failures)) return;
       barrier.wait(barrier.arrive());  // the last arrival: runs the completion on this side
       continue;
     }
-    cuda::std::uint32_t const participants = phase == 0 ? 2 + drops : 2 + drops - (phase - 1);
-    auto token = barrier.arrive(participants - (phase == 0 ? 1 : 2));
+    // Each drop arrives in the phase after the one whose completion it came in during,
+    // and takes its participant away from the phases after that.
+    cuda::std::uint32_t const drops_before = phase > first_drop + 1 ? phase - 1 - first_drop : 0;
+    cuda::std::uint32_t const drop_in_this_phase = phase > first_drop ? 1 : 0;
+    cuda::std::uint32_t const participants = 2 + drops - drops_before;
+    auto token = barrier.arrive(participants - 1 - drop_in_this_phase);
     raise_flag(flags.arrived, phase + 1);
-    if (phase < drops) {
+    if (phase >= first_drop && phase < drops) {
       if (!await_flag(flags.running, phase + 1, flags.failures)) return;
       barrier.arrive_and_drop();
       raise_flag(flags.dropped, phase + 1);
@@ -327,6 +333,36 @@ TEST(ConformanceMixedSplitPhase, DropWhileTheOtherSideRunsTheCompletion)
   });
   ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, flags));
   EXPECT_EQ(flags->failures, 0u) << "an arrive_and_drop() waited for the completion on the other side";
+  EXPECT_EQ(flags->runs, drops + 1) << "every phase completes once";
+  EXPECT_EQ(flags->dropped, drops);
+}
+
+using partitioned_completion_drop_barrier = unisync::partitioned_barrier<completion_awaiting_a_drop>;
+
+__global__ void drop_while_the_other_block_completes(partitioned_completion_drop_barrier* barrier,
+                                                     completion_drop_flags* flags)
+{
+  drop_while_the_other_side_completes(*barrier, *flags, blockIdx.x);
+}
+
+// The same turns between two GPU threads (two blocks) of a partitioned barrier, whose
+// participants are then all on the GPU: each drop lands on the GPU side's word above the
+// stop while the other block runs the completion, and must not wait for it. (No drop
+// while the first phase's completion runs: its word is the central one, and a drop
+// beyond the first phase is refused.)
+TEST(ConformanceMixedSplitPhase, PartitionedDropOnTheGpuAloneWhileTheCompletionRuns)
+{
+  UNISYNC_REQUIRE_GPU();
+  constexpr cuda::std::uint32_t drops = 100;
+  auto flags = unisync::make_managed<completion_drop_flags>();
+  flags->first_drop = 1;
+  flags->drops = drops;
+  auto barrier =
+      unisync::make_managed<partitioned_completion_drop_barrier>(2 + drops, completion_awaiting_a_drop{flags.get()});
+  drop_while_the_other_block_completes<<<2, 1>>>(barrier.get(), flags.get());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(flags->failures, 0u) << "an arrive_and_drop() waited for the completion in the other block";
   EXPECT_EQ(flags->runs, drops + 1) << "every phase completes once";
   EXPECT_EQ(flags->dropped, drops);
 }
