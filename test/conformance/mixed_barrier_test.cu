@@ -281,7 +281,8 @@ using completion_drop_barrier = unisync::barrier<completion_awaiting_a_drop>;
 /// arrive_and_drop() (an arrival in phase k + 1, above the stop), says so, and waits. The
 /// other side arrives last and runs the completion, which returns only after the drop.
 template <class Barrier>
-UNISYNC_HOST_DEVICE void drop_while_the_other_side_completes(Barrier& barrier, completion_drop_flags& flags, unsigned me)
+UNISYNC_HOST_DEVICE void drop_while_the_other_side_completes(Barrier& barrier, completion_drop_flags& flags,
+                                                             unsigned me)
 {
   cuda::std::uint32_t const drops = flags.drops;
   cuda::std::uint32_t const first_drop = flags.first_drop;
