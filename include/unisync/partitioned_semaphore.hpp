@@ -137,9 +137,12 @@ namespace unisync {
  * slower in every mixed cell but one (1 x 1, N = 8: 0.84x; elsewhere 1.7-3200x slower).
  * For threads of one side alone its local path is basic_counting_semaphore's algorithm
  * (plus one load of the link per turn) at system scope, which the steal needs: there GPU
- * blocks alone did 0.57-0.69x of the flat semaphore's pairs/s, CPU threads alone
- * 0.62-1.79x (H100); for one side alone use basic_counting_semaphore (at device scope
- * for GPU threads).
+ * blocks alone did 0.59-0.76x of the flat semaphore's pairs/s, CPU threads alone
+ * 0.75-1.02x (N = 1) and 0.77-0.93x (N = 8) (H100, in the same rounds,
+ * benchmark/results/h100-semaphore-flat-mark: a GPU release still waits for its
+ * addition's result, which tells it whether permits are left over for the other side,
+ * and the import role reads the link while the side's own grants move); for one side
+ * alone use basic_counting_semaphore (at device scope for GPU threads).
  *
  * @tparam LeastMaxValue the largest count the program needs; max() returns it. At most
  *                       `semaphore_max`.
@@ -258,9 +261,8 @@ class basic_partitioned_semaphore {
     // and 2.2x (N = 8) faster with the copies, 4 CPU threads x 132 blocks N = 1 6.2e5 ->
     // 1.3e6 pairs/s).
     // How many permits circulate side by side (the count at construction), for the
-    // waiters' forecast, and whether every operation goes to the flat mode's semaphore.
+    // waiters' forecast.
     alignas(detail::cache_line_size) cuda::std::uint32_t permits_in_parallel = 1;
-    cuda::std::uint32_t flat_mode = 0;
     // The pool, as basic_counting_semaphore's two counters. System-scope atomics: the
     // other side's import role may take free permits (a steal, see the class comment).
     // Written by the side's acquires (fetch_add), tries, forwarding releases and the
@@ -337,6 +339,15 @@ class basic_partitioned_semaphore {
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& sent_to(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& wants_of(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& heartbeat_of(side_kind side) noexcept;
+  /// Flat mode marks both pools' counters with this bit (they never reach it otherwise):
+  /// acquire() and release() learn the mode from their first atomic's result instead of
+  /// from a flag loaded before it, which cost the GPU a round trip to L2 per operation
+  /// (H100, benchmark/results/h100-semaphore-flat-mark).
+  static constexpr cuda::std::uint64_t flat_mark = cuda::std::uint64_t{1} << 63;
+  UNISYNC_HOST_DEVICE static constexpr bool is_flat_marked(cuda::std::uint64_t counter) noexcept
+  {
+    return (counter & flat_mark) != 0;
+  }
   UNISYNC_HOST_DEVICE bool is_flat(side_kind side) noexcept;
   void select_flat_mode() noexcept;
 

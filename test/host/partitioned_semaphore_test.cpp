@@ -477,6 +477,26 @@ TEST(PartitionedSemaphoreFlat, FlatModeNeverMoreThanNHolders)
   EXPECT_EQ(access::count(semaphore), 1);
 }
 
+// acquire() and release() learn the flat mode from their first atomic on the side's pool:
+// every permit must still move through the flat semaphore, whichever side and update.
+TEST(PartitionedSemaphoreFlat, FlatModeAcquireAndReleaseUseTheFlatCount)
+{
+  unisync::partitioned_semaphore<> semaphore(1);
+  access::make_flat(semaphore);
+  access::release_as(semaphore, side::gpu, 2);
+  EXPECT_EQ(access::count(semaphore), 3);
+  access::acquire_as(semaphore, side::cpu);
+  access::acquire_as(semaphore, side::gpu);
+  access::acquire_as(semaphore, side::cpu);
+  EXPECT_EQ(access::count(semaphore), 0);
+  EXPECT_FALSE(access::try_acquire_as(semaphore, side::gpu));
+  EXPECT_FALSE(access::try_acquire_as(semaphore, side::cpu));
+  access::release_as(semaphore, side::cpu, 3);
+  EXPECT_EQ(access::count(semaphore), 3);
+  EXPECT_TRUE(access::try_acquire_as(semaphore, side::gpu));
+  EXPECT_EQ(access::count(semaphore), 2);
+}
+
 TEST(PartitionedSemaphoreContract, MaxAndConstruction)
 {
   static_assert(unisync::partitioned_semaphore<5>::max() == 5);
