@@ -103,9 +103,10 @@ class basic_latch {
   /// count left (a side checks what it can see without crossing the link: its own total,
   /// and on the CPU the GPU's report; a waiter reports a total beyond `expected`). Cost:
   /// one release fetch_add (acq_rel on the GPU side of a system-scope latch; fetch_sub
-  /// below system scope, or in flat mode); on the GPU side of a system-scope latch, the
-  /// count_down that finds no report under way also
-  /// stores the GPU's total across the link and ends its turn with a compare-and-swap.
+  /// below system scope, or in flat mode, where on the GPU it follows the fetch_add that
+  /// finds the mode's mark); on the GPU side of a system-scope latch, the count_down that
+  /// finds no report under way also stores the GPU's total across the link and ends its
+  /// turn with a compare-and-swap.
   /// On the device the converged lanes of a warp that count down the same latch by the
   /// same update do it with one atomic.
   UNISYNC_HOST_DEVICE void count_down(cuda::std::ptrdiff_t update = 1);
@@ -167,12 +168,16 @@ class basic_latch {
   /// stand in for the GPU by naming it).
   enum class side_kind : cuda::std::uint32_t { cpu, gpu };
 
-  // The GPU's word: total counted (bits 63..32) | unused (31..30) | unreported
+  // The GPU's word: total counted (bits 62..32) | unused (31..30) | unreported
   // count_downs (29..0). Unreported counts the GPU count_downs since the current
-  // reporter's turn began; nonzero means a report is under way.
+  // reporter's turn began; nonzero means a report is under way. In flat mode bit 63 is
+  // set (flat_mark) and the word is otherwise unused: a GPU count_down learns the mode
+  // from its addition's result instead of from a flag loaded before it, which cost a
+  // round trip to L2 in front of every count_down and every poll.
   static constexpr int counted_shift = 32;
   static constexpr cuda::std::uint32_t count_mask = (1u << 30) - 1;
   static constexpr cuda::std::uint64_t unreported_mask = count_mask;
+  static constexpr cuda::std::uint64_t flat_mark = cuda::std::uint64_t{1} << 63;
 
   /// Below system scope: the count left, on a line of its own.
   struct flat_state {
@@ -202,7 +207,7 @@ class basic_latch {
   /// The GPU's page, advised for the device: the CPU never touches it.
   struct alignas(detail::page_size) device_part {
     UNISYNC_HOST_DEVICE constexpr explicit device_part(cuda::std::uint32_t count)
-        : word(0), watchers(0), cpu_mirror(0), released(0), expected(count), flat(0)
+        : word(0), watchers(0), cpu_mirror(0), released(0), expected(count)
     {
     }
     // Total | unreported (above): written by GPU count_downs (fetch_add) and reporters
@@ -223,7 +228,6 @@ class basic_latch {
     alignas(detail::cache_line_size) cuda::std::uint32_t released;
     // Read only, after construction and placement: the host part's, in device memory.
     alignas(detail::cache_line_size) cuda::std::uint32_t expected;
-    cuda::std::uint32_t flat;
   };
 
   /// System scope: one part per side.
@@ -240,25 +244,39 @@ class basic_latch {
 
   UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t counted_of(cuda::std::uint64_t word) noexcept;
+  /// The mode, from memory: on the GPU side a load of the device word's mark.
   UNISYNC_HOST_DEVICE bool flat_mode(side_kind side) const noexcept;
+  /// make_managed's choice on a link with native host atomics, before the latch is shared.
+  void select_flat_mode() noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint32_t& remaining_word() const noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_ns(cuda::std::uint32_t missing, cuda::std::uint32_t weight) const;
 
-  /// `then_waits`: a group's leader waits next; in flat mode the count_down then acquires
-  /// too and returns true if it reached zero (the wait is over). False otherwise.
-  UNISYNC_HOST_DEVICE bool count_down_as(side_kind side, cuda::std::uint64_t update, bool then_waits = false);
-  UNISYNC_HOST_DEVICE cuda::std::uint64_t add_on_gpu(cuda::std::uint32_t amount);
+  /// What a count_down learned, for a wait that follows it: whether the latch is in flat
+  /// mode, and whether its subtraction reached zero and acquired (flat mode with
+  /// `then_waits` only: the wait is over).
+  struct counted_down {
+    bool flat = false;
+    bool released = false;
+  };
+  /// `then_waits`: the caller waits next (the subtraction of flat mode then acquires too).
+  UNISYNC_HOST_DEVICE counted_down count_down_as(side_kind side, cuda::std::uint64_t update, bool then_waits = false);
+  UNISYNC_HOST_DEVICE counted_down count_down_flat(cuda::std::uint32_t amount, bool then_waits);
+  /// A GPU count_down's addition to the device word (or, finding flat mode's mark, its
+  /// subtraction); `report_due`: the word it must report, 0 when a report is under way.
+  UNISYNC_HOST_DEVICE counted_down count_down_on_gpu(cuda::std::uint32_t amount, bool then_waits,
+                                                     cuda::std::uint64_t& report_due);
   UNISYNC_HOST_DEVICE void report_gpu_total(cuda::std::uint64_t word);
   /// How a GPU waiter of the partitioned mode waits (unused on the CPU side and in flat
   /// mode): the watcher reads the CPU's total itself until it sees a link watcher, then
   /// from the mirror.
   enum class gpu_role : cuda::std::uint32_t { watcher, watcher_of_mirror, link_watcher, released_line };
 
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(side_kind side, cuda::std::memory_order order,
+  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_release(side_kind side, bool flat, cuda::std::memory_order order,
                                                               cuda::std::uint32_t weight, gpu_role& role,
                                                               cuda::std::uint32_t& cpu_seen) const;
   UNISYNC_HOST_DEVICE bool try_wait_as(side_kind side) const;
-  UNISYNC_HOST_DEVICE void wait_as(side_kind side, cuda::std::uint32_t weight) const;
+  /// `flat`: the mode, as the caller's count_down learned it or flat_mode() reads it.
+  UNISYNC_HOST_DEVICE void wait_as(side_kind side, cuda::std::uint32_t weight, bool flat) const;
 
   state_type state_;
 };

@@ -168,19 +168,19 @@ struct test_access {
   template <class Backoff>
   static void make_flat(basic_latch<cuda::thread_scope_system, Backoff>& latch)
   {
-    latch.state_.host.flat = 1;
-    latch.state_.device.flat = 1;
+    latch.select_flat_mode();
   }
   /// count_down(update), wait() and try_wait() as a thread of `which` side would call them.
   template <cuda::thread_scope Scope, class Backoff>
   static void count_down_as(basic_latch<Scope, Backoff>& latch, side which, cuda::std::uint64_t update = 1)
   {
-    latch.count_down_as(side_of<basic_latch<Scope, Backoff>>(which), update);
+    static_cast<void>(latch.count_down_as(side_of<basic_latch<Scope, Backoff>>(which), update));
   }
   template <cuda::thread_scope Scope, class Backoff>
   static void wait_as(basic_latch<Scope, Backoff> const& latch, side which)
   {
-    latch.wait_as(side_of<basic_latch<Scope, Backoff>>(which), 1);
+    auto const as = side_of<basic_latch<Scope, Backoff>>(which);
+    latch.wait_as(as, 1, latch.flat_mode(as));
   }
   template <cuda::thread_scope Scope, class Backoff>
   static bool try_wait_as(basic_latch<Scope, Backoff> const& latch, side which)

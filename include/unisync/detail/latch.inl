@@ -24,10 +24,23 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_latch<Scope, Backoff>::flat_mode(side_kind side) const noexcept
 {
   if constexpr (across_link) {
-    // Set once by make_managed before the latch is shared; each side reads its own copy.
-    return (side == side_kind::gpu ? state_.device.flat : state_.host.flat) != 0;
+    // Set once by make_managed before the latch is shared; each side reads its own memory
+    // (the host's flag is a read-only line of host memory, the GPU's is the mark).
+    if (side == side_kind::cpu) return state_.host.flat != 0;
+    auto& self = const_cast<basic_latch&>(*this);
+    return (detail::own_side_word<cuda::std::uint64_t>(self.state_.device.word).load(detail::memory_order_relaxed) &
+            flat_mark) != 0;
   } else {
     return true;
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+void basic_latch<Scope, Backoff>::select_flat_mode() noexcept
+{
+  if constexpr (across_link) {
+    state_.host.flat = 1;
+    state_.device.word = flat_mark;
   }
 }
 
@@ -65,39 +78,31 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::count_down(cuda::std::ptrdiff_t update)
 {
   UNISYNC_ASSERT(update >= 0 && update <= max(), "latch::count_down(update) needs 0 <= update <= max()");
+  auto const units = static_cast<cuda::std::uint64_t>(update);
   NV_IF_ELSE_TARGET(NV_IS_DEVICE,
-                    (detail::one_call_for_alike_lanes(this, static_cast<unsigned long long>(update),
-                                                      [&](cuda::std::uint32_t lanes) {
-                                                        count_down_as(side_kind::gpu, cuda::std::uint64_t{lanes} *
-                                                                                          static_cast<cuda::std::uint64_t>(update));
-                                                      });),
-                    (count_down_as(side_kind::cpu, static_cast<cuda::std::uint64_t>(update));))
+                    (detail::one_call_for_alike_lanes(this, units, [&](cuda::std::uint32_t lanes) {
+                      static_cast<void>(count_down_as(side_kind::gpu, cuda::std::uint64_t{lanes} * units));
+                    });),
+                    (static_cast<void>(count_down_as(side_kind::cpu, units));))
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE bool basic_latch<Scope, Backoff>::count_down_as(side_kind side, cuda::std::uint64_t update,
-                                                                    bool then_waits)
+UNISYNC_HOST_DEVICE typename basic_latch<Scope, Backoff>::counted_down basic_latch<Scope, Backoff>::count_down_as(
+    side_kind side, cuda::std::uint64_t update, bool then_waits)
 {
   [[maybe_unused]] char const* const too_many = "latch::count_down(update) with update above the count left";
   UNISYNC_ASSERT(update <= count_mask, too_many);
-  if (update == 0) return false;  // changes nothing, releases no one
+  // Changes nothing, releases no one; a wait that follows needs the mode.
+  if (update == 0) return counted_down{flat_mode(side), false};
   auto const amount = static_cast<cuda::std::uint32_t>(update);
-  if (flat_mode(side)) {
-    // Release: every waiter's acquire load that reads zero reads the end of the release
-    // sequence of all count_downs. A group's count_down that waits next acquires too: if
-    // it is the one that reaches zero it has synchronized with every other, as such a
-    // load would, and need not load the word again (one L2 round trip less for the last
-    // block, on the critical path of every round). Per thread the same measured
-    // 1.24-1.27x the time per round with one block of 4 warps (0.77-0.88x with 132-528
-    // blocks; H100, benchmark/results/h100-latch-group-last-arrival): not used there.
-    cuda::std::uint32_t const before = detail::atomic_at<Scope>(remaining_word())
-                                           .fetch_sub(amount, then_waits ? detail::memory_order_acq_rel
-                                                                         : detail::memory_order_release);
-    UNISYNC_ASSERT(amount <= before, too_many);
-    return then_waits && before == amount;
-  }
   if constexpr (across_link) {
-    if (side == side_kind::cpu) {
+    if (side == side_kind::gpu) {
+      cuda::std::uint64_t report_due = 0;
+      counted_down const counted = count_down_on_gpu(amount, then_waits, report_due);
+      if (report_due != 0) report_gpu_total(report_due);
+      return counted;
+    }
+    if (state_.host.flat == 0) {
       [[maybe_unused]] cuda::std::uint32_t const before =
           detail::own_side_word<cuda::std::uint32_t>(state_.host.counted).fetch_add(amount, detail::memory_order_release);
       // The GPU's report is a lower bound of its total, and host memory: a cheap check.
@@ -106,31 +111,51 @@ UNISYNC_HOST_DEVICE bool basic_latch<Scope, Backoff>::count_down_as(side_kind si
                                  .load(detail::memory_order_relaxed) <=
                          state_.host.expected,
                      too_many);
-      return false;
+      return counted_down{};
     }
-    cuda::std::uint64_t const report_due = add_on_gpu(amount);
-    if (report_due != 0) report_gpu_total(report_due);
   }
-  return false;
+  return count_down_flat(amount, then_waits);
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_latch<Scope, Backoff>::add_on_gpu(cuda::std::uint32_t amount)
+UNISYNC_HOST_DEVICE typename basic_latch<Scope, Backoff>::counted_down basic_latch<Scope, Backoff>::count_down_flat(
+    cuda::std::uint32_t amount, bool then_waits)
+{
+  // Release: every waiter's acquire load that reads zero reads the end of the release
+  // sequence of all count_downs. A group's count_down that waits next acquires too: if it
+  // is the one that reaches zero it has synchronized with every other, as such a load
+  // would, and need not load the word again (one L2 round trip less for the last block,
+  // on the critical path of every round). Per thread the same measured 1.24-1.27x the
+  // time per round with one block of 4 warps (0.77-0.88x with 132-528 blocks; H100,
+  // benchmark/results/h100-latch-group-last-arrival): not used there.
+  cuda::std::uint32_t const before = detail::atomic_at<Scope>(remaining_word())
+                                         .fetch_sub(amount, then_waits ? detail::memory_order_acq_rel
+                                                                       : detail::memory_order_release);
+  UNISYNC_ASSERT(amount <= before, "latch::count_down(update) with update above the count left");
+  return counted_down{true, then_waits && before == amount};
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE typename basic_latch<Scope, Backoff>::counted_down basic_latch<Scope, Backoff>::count_down_on_gpu(
+    cuda::std::uint32_t amount, bool then_waits, cuda::std::uint64_t& report_due)
 {
   if constexpr (across_link) {
     // One count_down and `amount` more counted. Release publishes it; acquire: if this
-    // count_down becomes the reporter, its report carries every count_down it counts.
+    // count_down becomes the reporter, its report carries every count_down it counts. The
+    // result also says the mode: flat mode's mark sends it to the flat word.
     cuda::std::uint64_t const delta = (static_cast<cuda::std::uint64_t>(amount) << counted_shift) + 1;
     cuda::std::uint64_t const before =
         detail::own_side_word<cuda::std::uint64_t>(state_.device.word).fetch_add(delta, detail::memory_order_acq_rel);
+    if ((before & flat_mark) != 0) return count_down_flat(amount, then_waits);
     UNISYNC_ASSERT(cuda::std::uint64_t{counted_of(before)} + amount <= state_.device.expected,
                    "latch::count_down(update) with update above the count left");
     // Unreported count_downs before this one: a reporter's turn is under way, and its
     // compare-and-swap will fail on this addition and report it. Otherwise the word to
     // report, never 0 (its unreported count is at least 1).
-    return (before & unreported_mask) == 0 ? before + delta : 0;
+    report_due = (before & unreported_mask) == 0 ? before + delta : 0;
+    return counted_down{};
   } else {
-    return 0;  // not reached: below system scope every call is flat
+    return count_down_flat(amount, then_waits);
   }
 }
 
@@ -162,11 +187,11 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::report_gp
 
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_latch<Scope, Backoff>::forecast_to_release(
-    side_kind side, cuda::std::memory_order order, cuda::std::uint32_t weight, gpu_role& role,
+    side_kind side, bool flat, cuda::std::memory_order order, cuda::std::uint32_t weight, gpu_role& role,
     cuda::std::uint32_t& cpu_seen) const
 {
   [[maybe_unused]] char const* const too_many = "latch: more count_downs than expected (a count_down(update) above the count left)";
-  if (flat_mode(side)) {
+  if (!across_link || flat) {  // below system scope every call is flat: no branch to keep
     cuda::std::uint32_t const remaining = detail::atomic_at<Scope>(remaining_word()).load(order);
     UNISYNC_ASSERT(remaining <= count_mask, too_many);  // a fetch_sub beyond zero wrapped it
     return remaining == 0 ? 0u : forecast_ns(remaining, weight);
@@ -273,11 +298,12 @@ UNISYNC_HOST_DEVICE bool basic_latch<Scope, Backoff>::try_wait_as(side_kind side
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait_as(side_kind side, cuda::std::uint32_t weight) const
+UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait_as(side_kind side, cuda::std::uint32_t weight,
+                                                             bool flat) const
 {
   gpu_role role = gpu_role::released_line;
   if constexpr (across_link) {
-    if (side == side_kind::gpu && !flat_mode(side)) {
+    if (side == side_kind::gpu && !flat) {
       auto& self = const_cast<basic_latch&>(*this);
       if (detail::own_side_word<cuda::std::uint32_t>(self.state_.device.released).load(detail::memory_order_acquire) !=
           0) {
@@ -295,7 +321,7 @@ UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait_as(side_kind side, cu
   }
   cuda::std::uint32_t cpu_seen = 0;
   detail::wait_for_turn<Backoff>(
-      [&](cuda::std::memory_order order) { return forecast_to_release(side, order, weight, role, cpu_seen); });
+      [&](cuda::std::memory_order order) { return forecast_to_release(side, flat, order, weight, role, cpu_seen); });
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -311,8 +337,10 @@ UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::wait() const
   // of them polls, the warp's sync spreads its acquire to the others.
   NV_IF_ELSE_TARGET(NV_IS_DEVICE,
                     (detail::one_call_for_alike_lanes(this, 0ull,
-                                                      [&](cuda::std::uint32_t) { wait_as(side_kind::gpu, 1); });),
-                    (wait_as(side_kind::cpu, 1);))
+                                                      [&](cuda::std::uint32_t) {
+                                                        wait_as(side_kind::gpu, 1, flat_mode(side_kind::gpu));
+                                                      });),
+                    (wait_as(side_kind::cpu, 1, flat_mode(side_kind::cpu));))
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -326,10 +354,11 @@ UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::arrive_and_wait(cuda::std:
   NV_IF_ELSE_TARGET(NV_IS_DEVICE,
                     (detail::one_call_for_alike_lanes(this, units, [&](cuda::std::uint32_t lanes) {
                       cuda::std::uint64_t const total = cuda::std::uint64_t{lanes} * units;
-                      count_down_as(side_kind::gpu, total);
-                      wait_as(side_kind::gpu, weight_of(total));
+                      counted_down const counted = count_down_as(side_kind::gpu, total);
+                      wait_as(side_kind::gpu, weight_of(total), counted.flat);
                     });),
-                    (count_down_as(side_kind::cpu, units); wait_as(side_kind::cpu, weight_of(units));))
+                    (counted_down const counted = count_down_as(side_kind::cpu, units);
+                     wait_as(side_kind::cpu, weight_of(units), counted.flat);))
 }
 
 #if defined(__CUDACC__)
@@ -350,7 +379,7 @@ template <cuda::thread_scope Scope, class Backoff>
 template <class Group, class>
 __device__ void basic_latch<Scope, Backoff>::wait(Group const& group) const
 {
-  if (detail::is_group_leader(group)) wait_as(side_kind::gpu, 1);
+  if (detail::is_group_leader(group)) wait_as(side_kind::gpu, 1, flat_mode(side_kind::gpu));
   group.sync();
 }
 
@@ -365,25 +394,30 @@ __device__ void basic_latch<Scope, Backoff>::arrive_and_wait(Group const& group,
   cuda::std::uint32_t const weight =
       total == 0 ? 1u : static_cast<cuda::std::uint32_t>(total > count_mask ? count_mask : total);
   if constexpr (across_link) {
-    // The same in every thread of the group (`threads` and the latch's mode), so that all
-    // take the same path through its syncs.
+    // The same in every thread of the group (`threads`), so that all take the same path
+    // through its syncs.
     unsigned const reporter = detail::rank_in_second_warp(group, threads);
-    if (reporter != 0 && !flat_mode(side_kind::gpu)) {
+    if (reporter != 0) {
       // A block of several warps: when the leader's addition makes it the GPU's reporter,
       // a thread of the second warp stores the report across the link (a system-scope
       // fence, the store, a compare-and-swap) while the leader waits, instead of the
       // leader reporting before it waits. Causality chains from the leader's acquiring
       // addition through the block's sync to the reporter's cumulative release, as for a
       // group's arrival. Every thread of the block calls this together, so one call at a
-      // time uses the slot, and it is read before the block syncs again.
+      // time uses the slot, and it is read before the block syncs again. In flat mode the
+      // leader's addition finds the mark and subtracts instead: nothing to report.
       __shared__ cuda::std::uint64_t report_due;
       UNISYNC_ASSERT(total <= count_mask, "latch::count_down(update) with update above the count left");
+      counted_down counted;
       if (detail::is_group_leader(group)) {
-        report_due = total == 0 ? 0 : add_on_gpu(static_cast<cuda::std::uint32_t>(total));
+        cuda::std::uint64_t due = 0;
+        counted = total == 0 ? counted_down{flat_mode(side_kind::gpu), false}
+                             : count_down_on_gpu(static_cast<cuda::std::uint32_t>(total), true, due);
+        report_due = due;
       }
       group.sync();
       if (detail::is_group_leader(group)) {
-        wait_as(side_kind::gpu, weight);
+        if (!counted.released) wait_as(side_kind::gpu, weight, counted.flat);
       } else if (group.thread_rank() == reporter && report_due != 0) {
         report_gpu_total(report_due);
       }
@@ -392,7 +426,8 @@ __device__ void basic_latch<Scope, Backoff>::arrive_and_wait(Group const& group,
     }
   }
   if (detail::is_group_leader(group)) {
-    if (!count_down_as(side_kind::gpu, total, true)) wait_as(side_kind::gpu, weight);
+    counted_down const counted = count_down_as(side_kind::gpu, total, true);
+    if (!counted.released) wait_as(side_kind::gpu, weight, counted.flat);
   }
   group.sync();
 }
@@ -404,8 +439,7 @@ void basic_latch<Scope, Backoff>::advise_placement(basic_latch* placed, int devi
 {
   if (device_capabilities(device).host_native_atomic_supported) {
     // One coherent system-wide word: no side prefers any memory.
-    placed->state_.host.flat = 1;
-    placed->state_.device.flat = 1;
+    placed->select_flat_mode();
     return;
   }
   detail::advise_managed(&placed->state_.host, sizeof(host_part), memory_advice::prefer_host, device);
