@@ -136,7 +136,9 @@ class basic_counting_semaphore {
 
   UNISYNC_HOST_DEVICE bool try_acquire_within(cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for_timed_wait();
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for(cuda::std::uint32_t tickets_to_go) const;
+  /// The wait for `tickets_to_go` tickets with `initial_count` permits circulating.
+  UNISYNC_HOST_DEVICE static cuda::std::uint32_t forecast_for(cuda::std::uint32_t tickets_to_go,
+                                                              cuda::std::uint32_t initial_count) noexcept;
 
   // The next ticket to hand out. Written by every acquire() (fetch_add) and by a
   // successful try_acquire() (compare-exchange).
@@ -144,7 +146,7 @@ class basic_counting_semaphore {
   // Tickets below this value hold (or held) a permit. Written by every release().
   alignas(detail::cache_line_size) cuda::std::uint64_t permits_granted_ = 0;
   // The count at construction: how many permits circulate side by side, for the waiters'
-  // forecast. Never written after construction; on the line the waiters poll anyway.
+  // forecast (each acquire() loads it once). Never written after construction.
   cuda::std::uint32_t initial_count_ = 0;
 };
 

@@ -330,6 +330,8 @@ class basic_partitioned_semaphore {
     bool looked = false;
     cuda::std::uint64_t granted = 0;
     cuda::std::uint64_t granted_since_ns = 0;
+    // The side's permits_in_parallel, loaded once per ticket.
+    cuda::std::uint32_t in_parallel = 1;
   };
 
   UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
@@ -363,7 +365,8 @@ class basic_partitioned_semaphore {
   UNISYNC_HOST_DEVICE bool try_acquire_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_acquire_within(side_kind side, cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE bool try_take_free(side_kind side);
-  UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for(side_kind side, cuda::std::int64_t tickets_to_go) noexcept;
+  UNISYNC_HOST_DEVICE static cuda::std::uint32_t forecast_for(cuda::std::uint32_t permits_in_parallel,
+                                                              cuda::std::int64_t tickets_to_go) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_for_ticket(side_kind side, cuda::std::uint64_t ticket,
                                                               cuda::std::memory_order order, ticket_wait& wait);
   UNISYNC_HOST_DEVICE bool grants_moved_lately(ticket_wait& wait, cuda::std::uint64_t granted) const noexcept;

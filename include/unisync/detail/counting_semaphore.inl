@@ -28,12 +28,16 @@ UNISYNC_HOST_DEVICE void basic_counting_semaphore<Scope, LeastMaxValue, Backoff>
 {
   cuda::std::uint64_t const my_ticket =
       detail::atomic_at<Scope>(tickets_taken_).fetch_add(1, detail::memory_order_relaxed);
+  // Loaded once, with the addition in flight: on the GPU a load in the poll loop would put
+  // a second round trip to L2 in every poll of a waiter near its turn.
+  cuda::std::uint32_t const in_parallel = initial_count_;
   auto granted = detail::atomic_at<Scope>(permits_granted_);
   detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) {
     // Admitted once my_ticket < permits_granted; otherwise this many tickets are still to
     // be served, mine included.
     cuda::std::int64_t const to_go = detail::wrapping_distance(my_ticket + 1, granted.load(order));
-    return to_go <= 0 ? 0u : forecast_for(detail::saturated_count(static_cast<cuda::std::uint64_t>(to_go)));
+    return to_go <= 0 ? 0u
+                      : forecast_for(detail::saturated_count(static_cast<cuda::std::uint64_t>(to_go)), in_parallel);
   });
 }
 
@@ -58,15 +62,17 @@ basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::forecast_for_timed_wait
   cuda::std::uint64_t const taken = detail::atomic_at<Scope>(tickets_taken_).load(detail::memory_order_relaxed);
   cuda::std::uint64_t const granted = detail::atomic_at<Scope>(permits_granted_).load(detail::memory_order_relaxed);
   cuda::std::int64_t const waiting = detail::wrapping_distance(taken + 1, granted);
-  return forecast_for(waiting <= 0 ? 1u : detail::saturated_count(static_cast<cuda::std::uint64_t>(waiting)));
+  return forecast_for(waiting <= 0 ? 1u : detail::saturated_count(static_cast<cuda::std::uint64_t>(waiting)),
+                      initial_count_);
 }
 
 template <cuda::thread_scope Scope, cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t
-basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::forecast_for(cuda::std::uint32_t tickets_to_go) const
+basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::forecast_for(cuda::std::uint32_t tickets_to_go,
+                                                                      cuda::std::uint32_t initial_count) noexcept
 {
   // Permits circulate side by side: with N of them, N tickets are served per handoff.
-  cuda::std::uint64_t const in_parallel = initial_count_ > 1 ? initial_count_ : 1u;
+  cuda::std::uint64_t const in_parallel = initial_count > 1 ? initial_count : 1u;
   cuda::std::uint64_t const handoffs = (tickets_to_go + in_parallel - 1) / in_parallel;
   return detail::forecast_ns(static_cast<cuda::std::uint32_t>(handoffs), Backoff::tuning::ticket_handoff_ns);
 }

@@ -178,11 +178,14 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::ac
   for (;;) {
     // Relaxed, as in basic_counting_semaphore: taking a ticket publishes nothing.
     cuda::std::uint64_t const ticket = taken.fetch_add(1, detail::memory_order_relaxed);
+    ticket_wait wait;
+    // Loaded once, with the addition in flight: on the GPU a load in the poll loop would
+    // put a second round trip to L2 in every poll of a waiter near its turn.
+    wait.in_parallel = part_of(side).permits_in_parallel;
     if (is_flat_marked(ticket)) {
       flat_.semaphore.acquire();
       return;
     }
-    ticket_wait wait;
     detail::wait_for_turn<Backoff>(
         [&](cuda::std::memory_order order) { return forecast_for_ticket(side, ticket, order, wait); });
     if (wait.importing) leave_import_role(side);
@@ -198,10 +201,10 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::ac
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValue, Backoff>::forecast_for(
-    side_kind side, cuda::std::int64_t tickets_to_go) noexcept
+    cuda::std::uint32_t permits_in_parallel, cuda::std::int64_t tickets_to_go) noexcept
 {
   // Permits circulate side by side, as in basic_counting_semaphore's forecast.
-  cuda::std::uint64_t const in_parallel = part_of(side).permits_in_parallel;
+  cuda::std::uint64_t const in_parallel = permits_in_parallel;
   cuda::std::uint64_t const handoffs = (static_cast<cuda::std::uint64_t>(tickets_to_go) + in_parallel - 1) / in_parallel;
   return detail::forecast_ns(detail::saturated_count(handoffs), Backoff::tuning::ticket_handoff_ns);
 }
@@ -238,7 +241,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValu
       leave_import_role(side);
       wait.importing = false;
     }
-    return forecast_for(side, to_go);
+    return forecast_for(wait.in_parallel, to_go);
   }
   if (!wait.importing) wait.importing = take_import_role(side);
   if (!wait.importing) {
@@ -246,14 +249,14 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValu
     // batches about one crossing apart: a GPU waiter forecasts at most that, or one that
     // waits for a hundred handoffs would sleep through several batches while the permits
     // it waits for are already here.
-    cuda::std::uint32_t const forecast = forecast_for(side, to_go);
+    cuda::std::uint32_t const forecast = forecast_for(wait.in_parallel, to_go);
     bool const across_link = side == side_kind::gpu && !grants_moving;
     return across_link && forecast > Backoff::tuning::link_handoff_ns ? Backoff::tuning::link_handoff_ns : forecast;
   }
   // The side's import role: asks for the permits its waiters lack, mirrors what arrived,
   // and takes an idle other side's free permits; polls again after about one crossing.
   import_for(side, 0, true);
-  cuda::std::uint32_t const forecast = forecast_for(side, to_go);
+  cuda::std::uint32_t const forecast = forecast_for(wait.in_parallel, to_go);
   return forecast < Backoff::tuning::link_handoff_ns ? forecast : Backoff::tuning::link_handoff_ns;
 }
 
@@ -556,7 +559,7 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::tr
   bool const acquired = detail::wait_for_turn_within<Backoff>(timeout_ns, [&](cuda::std::memory_order) {
     if (try_take_free(side)) return 0u;
     if (!importing) importing = take_import_role(side);
-    if (!importing) return forecast_for(side, 1);
+    if (!importing) return forecast_for(part_of(side).permits_in_parallel, 1);
     // Counts itself in the wants (it holds no ticket); a timeout of zero never steals.
     import_for(side, 1, timeout_ns != 0);
     return try_take_free(side) ? 0u : Backoff::tuning::link_handoff_ns;
