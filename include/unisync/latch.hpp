@@ -64,7 +64,8 @@ namespace unisync {
  * for its side; without the advice it is still correct, only slower. On a GPU whose link
  * has native host atomics (`hostNativeAtomicSupported`, NVLink-C2C) make_managed selects
  * the flat mode instead: one system-scope word that every count_down subtracts from and
- * every waiter polls, as below system scope.
+ * every waiter polls, as below system scope (a GPU count_down first adds to the GPU's
+ * word, whose mark tells it the mode; not measured on such a link).
  *
  * Memory ordering: everything a thread did before its `count_down()` is visible to every
  * thread after its `wait()` (or a `try_wait()` that returned true) returns. count_downs
@@ -171,9 +172,9 @@ class basic_latch {
   // The GPU's word: total counted (bits 62..32) | unused (31..30) | unreported
   // count_downs (29..0). Unreported counts the GPU count_downs since the current
   // reporter's turn began; nonzero means a report is under way. In flat mode bit 63 is
-  // set (flat_mark) and the word is otherwise unused: a GPU count_down learns the mode
-  // from its addition's result instead of from a flag loaded before it, which cost a
-  // round trip to L2 in front of every count_down and every poll.
+  // set (flat_mark) and GPU count_downs still add to the word, unread: they learn the
+  // mode from their addition's result, where a flag loaded before it would put a round
+  // trip to L2 in front of every count_down and, passed on, every poll.
   static constexpr int counted_shift = 32;
   static constexpr cuda::std::uint32_t count_mask = (1u << 30) - 1;
   static constexpr cuda::std::uint64_t unreported_mask = count_mask;

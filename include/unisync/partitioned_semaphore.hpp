@@ -122,8 +122,9 @@ namespace unisync {
  * for that side and the link page for the host; on a GPU whose link has native host
  * atomics (`hostNativeAtomicSupported`, NVLink-C2C) it selects the flat mode instead: one
  * basic_counting_semaphore at system scope on a page without advice, since there one
- * system-scope atomic costs less than a handshake across the link. Without the advice
- * it is still correct, only slower.
+ * system-scope atomic costs less than a handshake across the link (each operation first
+ * adds to its side's pool counter, whose mark tells it the mode; not measured on such a
+ * link). Without the advice it is still correct, only slower.
  *
  * When to choose it: CPU and GPU threads together over PCIe, where waits must stay
  * bounded. On the H100 machine (benchmark/results/h100, one run of every cell, libcu++ in
@@ -180,7 +181,7 @@ class basic_partitioned_semaphore {
   /// debug builds): update >= 0 and the count stays <= max() (checked against the side's
   /// own free permits, a lower bound).
   /// Cost: one release fetch_add at system scope in the side's own memory and two loads
-  /// there; when permits are left over, a load of the link (on the GPU at most every
+  /// there (three on the GPU, in flight together); when permits are left over, a load of the link (on the GPU at most every
   /// `tuning::link_check_interval_ns`) and, for a hungry other side, a compare-exchange
   /// in the side's memory and a release store across the link.
   UNISYNC_HOST_DEVICE void release(cuda::std::ptrdiff_t update = 1);
@@ -254,8 +255,8 @@ class basic_partitioned_semaphore {
         : permits_in_parallel(in_parallel), permits_granted(initial)
     {
     }
-    // Read-only after make_managed and read by every operation and poll of the side, so
-    // each side keeps its own copy in its own memory: when both sides read one copy on a
+    // Read-only after make_managed and read by every acquire of the side, so each side
+    // keeps its own copy in its own memory: when both sides read one copy on a
     // page without advice, the page moved to whichever side read it last (H200 machine,
     // benchmark/results/h200-partitioned-semaphore-side-copies: mixed cells 2.0x (N = 1)
     // and 2.2x (N = 8) faster with the copies, 4 CPU threads x 132 blocks N = 1 6.2e5 ->
@@ -341,10 +342,10 @@ class basic_partitioned_semaphore {
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& sent_to(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& wants_of(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& heartbeat_of(side_kind side) noexcept;
-  /// Flat mode marks both pools' counters with this bit (they never reach it otherwise):
-  /// acquire() and release() learn the mode from their first atomic's result instead of
-  /// from a flag loaded before it, which cost the GPU a round trip to L2 per operation
-  /// (H100, benchmark/results/h100-semaphore-flat-mark).
+  /// Flat mode marks both pools' counters with this bit (they never reach it otherwise),
+  /// so that acquire() and release() learn the mode from their first atomic's result: a
+  /// flag loaded before it is a round trip to L2 on the GPU
+  /// (benchmark/results/h100-semaphore-flat-mark).
   static constexpr cuda::std::uint64_t flat_mark = cuda::std::uint64_t{1} << 63;
   UNISYNC_HOST_DEVICE static constexpr bool is_flat_marked(cuda::std::uint64_t counter) noexcept
   {

@@ -433,8 +433,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
 #endif  // UNISYNC_ENABLE_ASSERTIONS
   cuda::std::uint64_t const after = granted.fetch_add(update, detail::memory_order_release) + update;
   // Every load the decisions below need, before any branch on the addition's result: on
-  // the GPU they travel with it, one round trip to L2 where there were three with the
-  // mode's flag load before the addition (H100, GPU blocks alone: 1.10-1.16x the pairs/s).
+  // the GPU they travel with it, one round trip to L2 instead of one after another.
   cuda::std::uint64_t const seen_now = seen.load(detail::memory_order_relaxed);
   cuda::std::uint64_t const taken_now = taken.load(detail::memory_order_relaxed);
   cuda::std::uint64_t const checked_ns = side == side_kind::gpu ? checked.load(detail::memory_order_relaxed) : 0;
