@@ -181,9 +181,10 @@ class basic_partitioned_semaphore {
   /// debug builds): update >= 0 and the count stays <= max() (checked against the side's
   /// own free permits, a lower bound).
   /// Cost: one release fetch_add at system scope in the side's own memory and two loads
-  /// there (three on the GPU, in flight together); when permits are left over, a load of the link (on the GPU at most every
-  /// `tuning::link_check_interval_ns`) and, for a hungry other side, a compare-exchange
-  /// in the side's memory and a release store across the link.
+  /// there (three on the GPU, in flight together); when permits are left over, a load of
+  /// the link (on the GPU at most every `tuning::link_check_interval_ns`) and, for a
+  /// hungry other side, a compare-exchange in the side's memory and a release store
+  /// across the link.
   UNISYNC_HOST_DEVICE void release(cuda::std::ptrdiff_t update = 1);
 
   /// Takes a ticket in the calling side's pool and blocks until a permit is granted to it.
