@@ -29,7 +29,9 @@ namespace unisync {
  * side passes the lock on without releasing the top lock (a cohort), at most
  * `tuning::cohort_pass_bound` (B) times in a row while the other side is interested; then
  * it hands the top lock over: Peterson's turn lets the other side in, and its own side,
- * still interested, gets the top lock back after that side's turn.
+ * still interested, gets the top lock back after that side's turn. A GPU holder passes
+ * before it looks (see unlock()); the thread that receives the pass beyond the bound
+ * makes the same decision on entry, so a side still runs at most B + 1 sections a turn.
  *
  * Progress: starvation-free. Bounded bypass: once a waiting thread's side has announced
  * its interest in the top lock, the thread sees at most (B + 1) * (ceil((Q + 1) / (B + 1))
@@ -95,8 +97,13 @@ class basic_cohort_mutex {
 
   /// Releases the lock: passes it to the next thread of the same side when one waits and
   /// the pass bound allows (or the other side does not wait), hands the top lock over when
-  /// the bound is reached, else releases the top lock. Preconditions: the calling thread
-  /// holds the lock (debug builds check that the local lock is held).
+  /// the bound is reached, else releases the top lock. On the GPU it passes first and
+  /// looks after (the thread it passed to checks the bound when it enters): the next
+  /// holder gets the lock an L2 round trip sooner, and an unlock() that found nobody to
+  /// pass to takes the lock back to release the top lock, unless a thread has taken the
+  /// pass meanwhile. So a GPU unlock() may still touch the mutex after the next holder has
+  /// it: reuse its memory only after every unlock() has returned. Preconditions: the
+  /// calling thread holds the lock (debug builds check that the local lock is held).
   UNISYNC_HOST_DEVICE void unlock();
 
   /// @{
@@ -165,7 +172,8 @@ class basic_cohort_mutex {
   /// dependent L2 accesses per pass on the GPU (with GPU blocks alone 7.8e5 against 1.2e6
   /// sections/s for the ticket lock itself, H200).
   static constexpr unsigned pass_count_bits = 16;
-  static_assert(Backoff::tuning::cohort_pass_bound < (1u << pass_count_bits),
+  // A GPU holder counts its pass before it looks at the bound: up to the bound plus one.
+  static_assert(Backoff::tuning::cohort_pass_bound + 1 < (1u << pass_count_bits),
                 "cohort_mutex: the pass bound must fit the pass count's bits");
   static constexpr unsigned holder_state_bits = 2 + pass_count_bits;
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t holder_state(cuda::std::uint32_t top,
@@ -208,12 +216,18 @@ class basic_cohort_mutex {
   UNISYNC_HOST_DEVICE bool try_lock_on(Side& side, side_id me);
   template <class Side, class BeforeRelease>
   UNISYNC_HOST_DEVICE void unlock_on(Side& side, side_id me, BeforeRelease before_release);
+  // unlock() on the GPU: passes within the side first, then looks whether anyone was there
+  // to pass to.
+  template <class Side>
+  UNISYNC_HOST_DEVICE void pass_then_look(Side& side, side_id me);
   template <class Side>
   UNISYNC_HOST_DEVICE bool try_lock_within_on(Side& side, side_id me, cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);
   UNISYNC_HOST_DEVICE void announce_interest(side_id me);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_top(side_id me, cuda::std::memory_order order);
   UNISYNC_HOST_DEVICE void release_top(side_id me);
+  UNISYNC_HOST_DEVICE bool other_side_waits(side_id me);
+  UNISYNC_HOST_DEVICE void hand_over_top(side_id me);
   UNISYNC_HOST_DEVICE cuda::atomic_ref<cuda::std::uint32_t, cuda::thread_scope_system> interested(side_id side);
 
   side_part<cuda::thread_scope_system> cpu_;

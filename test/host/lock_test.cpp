@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -237,6 +239,141 @@ TYPED_TEST(HostFifoLock, NoLostUpdatesAcrossCounterWraparound)
   TypeParam lock;
   unisync::detail::test_access::start_tickets_at(lock, ~std::uint64_t{0} - 3000u);
   EXPECT_EQ(lost_update_total(lock, 4, 2000), 8000);
+}
+
+// The cohort mutex with host threads in both of its sides' roles: those of the GPU side
+// take its local lock and run the GPU's unlock(), which passes within the side before it
+// looks whether anyone queued (the mixed suite runs the same on the GPU).
+template <class Lock>
+class HostCohortGpuSide : public ::testing::Test {};
+using host_cohort_types = ::testing::Types<unisync::test::short_cohort_mutex, unisync::cohort_mutex>;
+TYPED_TEST_SUITE(HostCohortGpuSide, host_cohort_types, unisync::test::type_names);
+
+TYPED_TEST(HostCohortGpuSide, NoLostUpdatesAndBoundedBypassWhenTheGpuSidePassesFirst)
+{
+  using access = unisync::detail::test_access;
+  constexpr unsigned threads_per_side = 3;
+#if defined(__SANITIZE_THREAD__)
+  constexpr unsigned iterations = 1000;
+#else   // !defined(__SANITIZE_THREAD__)
+  constexpr unsigned iterations = 6000;
+#endif  // defined(__SANITIZE_THREAD__)
+  // The model-checked bound from the side's announcement, (B + 1) * (ceil((Q + 1) /
+  // (B + 1)) + 1); counted from the call, as in the mixed suite, twice that.
+  unsigned long long const turn = TypeParam::pass_bound + 1ull;
+  unsigned long long const bound = turn * ((threads_per_side + turn - 1) / turn + 1);
+  for (std::uint64_t start : {std::uint64_t{0}, ~std::uint64_t{0} - 2000u}) {
+    TypeParam lock;
+    access::start_tickets_at(lock, start);
+    long long counter = 0;
+    std::atomic<unsigned long long> sections[2] = {0, 0};
+    std::atomic<unsigned long long> most_foreign_seen[2] = {0, 0};
+    run_cpu_actors(2 * threads_per_side, [&](unsigned actor) {
+      int const side = actor < threads_per_side ? 0 : 1;
+      for (unsigned i = 0; i < iterations; ++i) {
+        unsigned long long const before = sections[1 - side].load();
+        side == 0 ? lock.lock() : access::lock_as_gpu(lock);
+        unsigned long long const foreign = sections[1 - side].load() - before;
+        unsigned long long worst = most_foreign_seen[side].load();
+        while (foreign > worst && !most_foreign_seen[side].compare_exchange_weak(worst, foreign)) {
+        }
+        unisync::test::increment_slowly(counter);
+        ++sections[side];
+        side == 0 ? lock.unlock() : access::unlock_as_gpu(lock);
+      }
+    });
+    EXPECT_EQ(counter, 2ll * threads_per_side * iterations) << "tickets from " << start;
+    for (int side : {0, 1}) EXPECT_LE(most_foreign_seen[side].load(), 2 * bound) << "side " << side;
+    EXPECT_FALSE(access::gpu_side_interested(lock)) << "the last GPU-side unlock() kept the top lock";
+    EXPECT_FALSE(access::cpu_side_interested(lock));
+  }
+}
+
+TYPED_TEST(HostCohortGpuSide, UnlockThatPassedToNobodyLetsTheTopLockGo)
+{
+  using access = unisync::detail::test_access;
+  TypeParam lock;
+  for (int i = 0; i < 3; ++i) {
+    access::lock_as_gpu(lock);
+    EXPECT_TRUE(access::gpu_side_interested(lock));
+    access::unlock_as_gpu(lock);
+    EXPECT_FALSE(access::gpu_side_interested(lock)) << "round " << i;
+  }
+  // The CPU side gets the top lock without waiting for the GPU side.
+  ASSERT_TRUE(lock.try_lock());
+  lock.unlock();
+}
+
+// A CPU thread waits for the top lock while the GPU side's local lock shows more passes
+// than the bound: the GPU thread that takes it next must let the CPU side in first.
+template <class Lock, class GpuTakes>
+bool cpu_waiter_enters_first(Lock& lock, GpuTakes gpu_takes)
+{
+  using access = unisync::detail::test_access;
+  access::leave_gpu_side_passed(lock, Lock::pass_bound + 1);
+  std::atomic<int> order{0};
+  int cpu_entered_at = 0;
+  std::thread cpu([&] {
+    lock.lock();
+    cpu_entered_at = ++order;
+    lock.unlock();
+  });
+  while (!access::cpu_side_waits_for_gpu(lock)) std::this_thread::yield();
+  bool const gpu_took_it = gpu_takes();
+  int const gpu_entered_at = ++order;
+  if (gpu_took_it) access::unlock_as_gpu(lock);
+  cpu.join();
+  return cpu_entered_at < gpu_entered_at || !gpu_took_it;
+}
+
+TYPED_TEST(HostCohortGpuSide, LockPastTheBoundHandsTheTopLockOverWhenTheOtherSideWaits)
+{
+  using access = unisync::detail::test_access;
+  TypeParam lock;
+  EXPECT_TRUE(cpu_waiter_enters_first(lock, [&] {
+    access::lock_as_gpu(lock);
+    return true;
+  })) << "the GPU side entered past its bound while the CPU side waited";
+  EXPECT_FALSE(access::gpu_side_interested(lock));
+  ASSERT_TRUE(lock.try_lock());
+  lock.unlock();
+}
+
+TYPED_TEST(HostCohortGpuSide, LockPastTheBoundCarriesOnWhenTheOtherSideDoesNotWait)
+{
+  using access = unisync::detail::test_access;
+  TypeParam lock;
+  access::leave_gpu_side_passed(lock, TypeParam::pass_bound + 1);
+  access::lock_as_gpu(lock);  // returns at once: nobody else is there to wait for
+  access::unlock_as_gpu(lock);
+  EXPECT_FALSE(access::gpu_side_interested(lock));
+}
+
+TYPED_TEST(HostCohortGpuSide, TryLockPastTheBoundFailsAndLetsTheWaitingSideIn)
+{
+  using access = unisync::detail::test_access;
+  TypeParam lock;
+  bool tried = true;
+  EXPECT_TRUE(cpu_waiter_enters_first(lock, [&] {
+    tried = access::try_lock_as_gpu(lock);
+    return tried;
+  }));
+  EXPECT_FALSE(tried) << "a try took the lock past the bound while the CPU side waited";
+  EXPECT_FALSE(access::gpu_side_interested(lock)) << "the failed try kept the top lock";
+  ASSERT_TRUE(lock.try_lock());
+  lock.unlock();
+}
+
+TYPED_TEST(HostCohortGpuSide, TimedTryPastTheBoundWaitsItsTurnInsteadOfGivingUp)
+{
+  using access = unisync::detail::test_access;
+  TypeParam lock;
+  bool taken = false;
+  EXPECT_TRUE(cpu_waiter_enters_first(lock, [&] {
+    taken = access::try_lock_within_as_gpu(lock, std::chrono::nanoseconds(20s).count());
+    return taken;
+  }));
+  EXPECT_TRUE(taken) << "a timed try gave up before its timeout";
 }
 
 #if !defined(__SANITIZE_THREAD__)

@@ -45,6 +45,58 @@ struct test_access {
     lock.cpu_.local.tickets_served = lock.gpu_.local.tickets_served = ticket << state_bits;
   }
 
+  /// A host thread that plays the cohort mutex's GPU side: its local lock and top-lock
+  /// index, and the unlock() a GPU thread runs (passes first, looks after).
+  template <class Backoff>
+  static void lock_as_gpu(basic_cohort_mutex<Backoff>& lock)
+  {
+    lock.lock_on(lock.gpu_, basic_cohort_mutex<Backoff>::gpu_side);
+  }
+  template <class Backoff>
+  static bool try_lock_as_gpu(basic_cohort_mutex<Backoff>& lock)
+  {
+    return lock.try_lock_on(lock.gpu_, basic_cohort_mutex<Backoff>::gpu_side);
+  }
+  template <class Backoff>
+  static bool try_lock_within_as_gpu(basic_cohort_mutex<Backoff>& lock, cuda::std::uint64_t timeout_ns)
+  {
+    return lock.try_lock_within_on(lock.gpu_, basic_cohort_mutex<Backoff>::gpu_side, timeout_ns);
+  }
+  template <class Backoff>
+  static void unlock_as_gpu(basic_cohort_mutex<Backoff>& lock)
+  {
+    lock.pass_then_look(lock.gpu_, basic_cohort_mutex<Backoff>::gpu_side);
+  }
+  /// Leaves the GPU side's free local lock with the top lock held and `passes` passes
+  /// counted, as a GPU unlock() that passed to nobody leaves it until it takes the lock
+  /// back.
+  template <class Backoff>
+  static void leave_gpu_side_passed(basic_cohort_mutex<Backoff>& lock, cuda::std::uint32_t passes)
+  {
+    using mutex = basic_cohort_mutex<Backoff>;
+    lock.gpu_.local.tickets_served += mutex::holder_state(mutex::top_held, passes);
+    lock.top_.gpu_interested = 1;
+  }
+  /// Whether a side has announced interest in the cohort mutex's top lock.
+  template <class Backoff>
+  static bool gpu_side_interested(basic_cohort_mutex<Backoff>& lock)
+  {
+    return atomic_at<cuda::thread_scope_system>(lock.top_.gpu_interested).load(memory_order_acquire) != 0;
+  }
+  template <class Backoff>
+  static bool cpu_side_interested(basic_cohort_mutex<Backoff>& lock)
+  {
+    return atomic_at<cuda::thread_scope_system>(lock.top_.cpu_interested).load(memory_order_acquire) != 0;
+  }
+  /// Whether the CPU side has announced and let the GPU side go first: it waits.
+  template <class Backoff>
+  static bool cpu_side_waits_for_gpu(basic_cohort_mutex<Backoff>& lock)
+  {
+    return cpu_side_interested(lock) &&
+           atomic_at<cuda::thread_scope_system>(lock.top_.turn).load(memory_order_acquire) ==
+               basic_cohort_mutex<Backoff>::gpu_side;
+  }
+
   /// Keeps every phase on the central word, as on a link with native host atomics.
   template <class Completion, class Backoff>
   static void make_flat(basic_partitioned_barrier<Completion, Backoff>& barrier)

@@ -25,7 +25,11 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock()
 template <class Backoff>
 UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock()
 {
-  unlock_after([](bool) {});
+  if (detail::running_on_device()) {
+    pass_then_look(gpu_, gpu_side);
+  } else {
+    unlock_on(cpu_, cpu_side, [](bool) {});
+  }
 }
 
 template <class Backoff>
@@ -52,7 +56,7 @@ UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::lock_on(Side& side, side_i
 {
   // The state the previous local holder left, read with the poll that showed the turn.
   cuda::std::uint64_t const state = side.local.lock();
-  if (top_of(state) == top_held) return;
+  if (top_of(state) == top_held && passes_of(state) <= pass_bound) return;
   take_top(side, me, state);
 }
 
@@ -63,6 +67,15 @@ UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::take_top(Side& side, side_
   if (top_of(state) == top_free) {
     announce_interest(me);
   } else {
+    if (top_of(state) == top_held) {
+      // Passed beyond the bound by a holder that passes before it looks (pass_then_look):
+      // the bound's decision is this holder's.
+      if (!other_side_waits(me)) {
+        side.local.change_state(state, holder_state(top_held, 0));
+        return;
+      }
+      hand_over_top(me);
+    }
     // Handed over with this side's interest kept: order the handover's turn store before
     // this holder's reads of the other side's words, as announcing would.
     cuda::atomic_thread_fence(detail::memory_order_seq_cst, cuda::thread_scope_system);
@@ -86,12 +99,18 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_lock_within_on(Side& s
                                                                       cuda::std::uint64_t timeout_ns)
 {
   detail::deadline const limit = detail::deadline::after(timeout_ns);
-  cuda::std::uint64_t state = 0;
-  if (!side.local.try_lock_within(timeout_ns, &state)) return false;
-  return try_top(side, me, state, [&] {
+  auto const wait_for_top = [&] {
     return detail::wait_for_turn_until<Backoff>(limit,
                                                 [&](cuda::std::memory_order order) { return forecast_to_top(me, order); });
-  });
+  };
+  // A try that found the side past its pass bound gives its turn up early: try again, so
+  // that only the timeout ends a try that fails.
+  do {
+    cuda::std::uint64_t state = 0;
+    if (!side.local.try_lock_within(limit.remaining_ns(), &state)) return false;
+    if (try_top(side, me, state, wait_for_top)) return true;
+  } while (!limit.passed());
+  return false;
 }
 
 template <class Backoff>
@@ -100,7 +119,24 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_top(Side& side, side_i
                                                               WaitForTop wait_for_top)
 {
   // The local lock is held; `state` is what its previous holder left.
-  if (top_of(state) == top_held) return true;
+  if (top_of(state) == top_held) {
+    if (passes_of(state) <= pass_bound) return true;
+    if (!other_side_waits(me)) {
+      side.local.change_state(state, holder_state(top_held, 0));
+      return true;
+    }
+    // Past the bound with the other side waiting: a try neither waits for a handover nor
+    // keeps the top lock from that side. A thread queued behind gets the top lock handed
+    // over, as from unlock_on(); without one the side lets the top lock go.
+    if (side.local.queued() > 1) {
+      hand_over_top(me);
+      side.local.unlock(state, holder_state(top_handed_over, 0));
+    } else {
+      release_top(me);
+      side.local.unlock(state, holder_state(top_free, 0));
+    }
+    return false;
+  }
   if (top_of(state) == top_free) announce_interest(me);
   if (wait_for_top()) {
     side.local.change_state(state, holder_state(top_held, 0));
@@ -129,20 +165,51 @@ UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_on(Side& side, side
     before_release(false);
     next = holder_state(top_free, 0);
     release_top(me);
-  } else if (interested(static_cast<side_id>(1 - me)).load(detail::memory_order_relaxed) == 0) {
+  } else if (!other_side_waits(me)) {
     // The bound is reached but nobody on the other side waits: carry on (next as set).
     before_release(true);
   } else {
     before_release(false);
-    // The bound is reached and the other side waits: hand the top lock over, keeping this
-    // side's interest for the threads queued behind, so the other side gets one turn and
-    // this side is next. Released: the other side's entry synchronizes with it. The
-    // interest is already ordered before this turn store: the fence that followed its
-    // store in announce_interest() happens before it, through the local lock.
     next = holder_state(top_handed_over, 0);
-    detail::atomic_at<cuda::thread_scope_system>(top_.turn).store(1 - me, detail::memory_order_release);
+    hand_over_top(me);
   }
   side.local.unlock(view.state, next);
+}
+
+template <class Backoff>
+template <class Side>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::pass_then_look(Side& side, side_id me)
+{
+  UNISYNC_ASSERT(top_of(side.local.view_as_holder().state) == top_held && side.local.queued() != 0,
+                 "unlock() of a cohort_mutex not held by this side");
+  // Serve the next ticket first, keeping the top lock and counting the pass, and look at
+  // the queue after: the next holder's poll sees its turn without waiting for the
+  // holder's load of the queue (the bound is that holder's to check: lock_on()).
+  detail::ticket_look const look = side.local.serve_next_then_look(holder_state(0, 1));
+  if (look.view.queued > 1) return;
+  // Nobody had queued: unless a thread has just taken the served ticket (it holds the
+  // lock and the top lock now), take it back and let the top lock go, as unlock_on().
+  if (!side.local.take_back(look.taken)) return;
+  cuda::std::uint64_t const state = look.view.state + holder_state(0, 1);
+  release_top(me);
+  side.local.unlock(state, holder_state(top_free, 0));
+}
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::other_side_waits(side_id me)
+{
+  return interested(static_cast<side_id>(1 - me)).load(detail::memory_order_relaxed) != 0;
+}
+
+template <class Backoff>
+UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::hand_over_top(side_id me)
+{
+  // The bound is reached and the other side waits: hand the top lock over, keeping this
+  // side's interest for the threads queued behind, so the other side gets one turn and
+  // this side is next. Released: the other side's entry synchronizes with it. The
+  // interest is already ordered before this turn store: the fence that followed its store
+  // in announce_interest() happens before it, through the local lock.
+  detail::atomic_at<cuda::thread_scope_system>(top_.turn).store(1 - me, detail::memory_order_release);
 }
 
 template <class Backoff>

@@ -20,6 +20,13 @@ struct ticket_holder_view {
   cuda::std::uint64_t queued;
 };
 
+/// What a holder that served the next ticket before it looked saw: its view as it left
+/// it, and the ticket count the queue was read from.
+struct ticket_look {
+  ticket_holder_view view;
+  cuda::std::uint64_t taken;
+};
+
 /// HolderBits > 0: tickets_served also carries that many low bits of state that each
 /// holder hands to the next (the cohort mutex's hold on its top lock and its pass count),
 /// so that the next holder reads it with the poll that shows its turn instead of with a
@@ -99,6 +106,31 @@ struct ticket_lock {
       // Pause as if queued behind everyone now waiting.
       return forecast_ns(saturated_count(queued()), Backoff::tuning::ticket_handoff_ns);
     });
+  }
+
+  /// The holder serves the next ticket first and looks after: adds `state_delta` to its
+  /// state with the serve and returns the state and queue it left, as view_as_holder()
+  /// would have shown them just before (`taken` is the ticket count the queue was read
+  /// from). The load of tickets_taken goes out with the add and may read it before the add
+  /// lands: a queue above 1 then still means that the next ticket is taken (lock() never
+  /// gives its ticket up), one of 1 only that it was not yet (take_back() decides).
+  UNISYNC_HOST_DEVICE ticket_look serve_next_then_look(cuda::std::uint64_t state_delta)
+  {
+    cuda::std::uint64_t const before = atomic_at<Scope>(tickets_served)
+                                           .fetch_add((cuda::std::uint64_t{1} << HolderBits) + state_delta,
+                                                      memory_order_release);
+    cuda::std::uint64_t const taken = atomic_at<Scope>(tickets_taken).load(memory_order_relaxed);
+    return {{before & state_mask, tickets_between(taken, before)}, taken};
+  }
+
+  /// After serve_next_then_look() showed no one queued (tickets_taken == `taken`): takes
+  /// the ticket just served unless a thread has taken it meanwhile. True: the caller holds
+  /// the lock again, with the state it served it with. Relaxed: no other thread held it
+  /// in between.
+  UNISYNC_HOST_DEVICE bool take_back(cuda::std::uint64_t taken)
+  {
+    return atomic_at<Scope>(tickets_taken)
+        .compare_exchange_strong(taken, taken + 1, memory_order_relaxed, memory_order_relaxed);
   }
 
   /// Tickets taken and not yet served: the holder plus its waiters. Called by the holder,
