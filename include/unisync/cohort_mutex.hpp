@@ -66,7 +66,9 @@ namespace unisync {
  *
  * When to choose it (benchmark/results/h100, PCIe H100, 4 CPU threads and 132 GPU blocks):
  * the default lock for CPU and GPU threads together. It served 7.3e5 critical sections/s,
- * half to each side, longest wait 1.6 ms (8.0e5 and 1.1 ms with a pass bound of 256);
+ * half to each side, longest wait 1.6 ms (8.0e5 and 1.1 ms with a pass bound of 256;
+ * since the GPU's unlock() passes first, 8.3e5 against 7.5e5 in interleaved rounds,
+ * benchmark/results/h100-cohort-pass-first);
  * `mutex` served 3.4e6/s but gave the CPU 98% and kept GPU waiters up to 123 ms;
  * `ticket_mutex` served 1.3e4/s (every FIFO handoff crosses the link). For GPU threads
  * alone take a device-scope lock instead. On a link with native host atomics (NVLink-C2C)
