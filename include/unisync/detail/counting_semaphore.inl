@@ -72,9 +72,7 @@ basic_counting_semaphore<Scope, LeastMaxValue, Backoff>::forecast_for(cuda::std:
                                                                       cuda::std::uint32_t initial_count) noexcept
 {
   // Permits circulate side by side: with N of them, N tickets are served per handoff.
-  cuda::std::uint64_t const in_parallel = initial_count > 1 ? initial_count : 1u;
-  cuda::std::uint64_t const handoffs = (tickets_to_go + in_parallel - 1) / in_parallel;
-  return detail::forecast_ns(static_cast<cuda::std::uint32_t>(handoffs), Backoff::tuning::ticket_handoff_ns);
+  return detail::forecast_for_tickets(tickets_to_go, initial_count, Backoff::tuning::ticket_handoff_ns);
 }
 
 template <cuda::thread_scope Scope, cuda::std::ptrdiff_t LeastMaxValue, class Backoff>

@@ -204,9 +204,8 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_partitioned_semaphore<LeastMaxValu
     cuda::std::uint32_t permits_in_parallel, cuda::std::int64_t tickets_to_go) noexcept
 {
   // Permits circulate side by side, as in basic_counting_semaphore's forecast.
-  cuda::std::uint64_t const in_parallel = permits_in_parallel;
-  cuda::std::uint64_t const handoffs = (static_cast<cuda::std::uint64_t>(tickets_to_go) + in_parallel - 1) / in_parallel;
-  return detail::forecast_ns(detail::saturated_count(handoffs), Backoff::tuning::ticket_handoff_ns);
+  return detail::forecast_for_tickets(static_cast<cuda::std::uint64_t>(tickets_to_go), permits_in_parallel,
+                                      Backoff::tuning::ticket_handoff_ns);
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>

@@ -23,6 +23,17 @@ UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t forecast_ns(cuda::std::uint32_
   return forecast > 0xffffffffu ? 0xffffffffu : static_cast<cuda::std::uint32_t>(forecast);
 }
 
+/// The forecast of a ticket `tickets_to_go` tickets from its turn (its own included; below
+/// 2^63) when `in_parallel` permits circulate side by side: each handoff serves that many.
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t forecast_for_tickets(cuda::std::uint64_t tickets_to_go,
+                                                                       cuda::std::uint64_t in_parallel,
+                                                                       cuda::std::uint32_t handoff_ns) noexcept
+{
+  cuda::std::uint64_t const per_handoff = in_parallel > 1 ? in_parallel : 1;
+  cuda::std::uint64_t const handoffs = (tickets_to_go + per_handoff - 1) / per_handoff;
+  return forecast_ns(handoffs > 0xffffffffu ? 0xffffffffu : static_cast<cuda::std::uint32_t>(handoffs), handoff_ns);
+}
+
 /// Polls `forecast_to_turn(memory_order_acquire)` until it returns 0, pausing by the
 /// Backoff policy in between. Every poll is an acquire load, so the poll that finds the
 /// turn synchronizes with the store that gave it, and nothing follows it. On the H100 this
