@@ -38,10 +38,11 @@ namespace unisync {
  * + 1) critical sections of the other side, Q being the threads ahead of it in its side's
  * FIFO queue: the other side runs at most B + 1 sections per turn of the waiter's side,
  * and one turn more when the turn store of the announcement lands after a handover
- * (verified with spin in test/models/cohort_mutex.pml, where the bound is tight). A side
- * that hands over keeps its interest, so it stays announced. A waiter that queues after
- * its side decided to release the top lock is not announced until it takes the local
- * lock and stores its interest; the other side is not held back meanwhile.
+ * (verified for lock() and unlock() with spin in test/models/cohort_mutex.pml, where the
+ * bound is tight; the try paths are not modeled). A side that hands over keeps its
+ * interest, so it stays announced. A waiter that queues after its side decided to release
+ * the top lock is not announced until it takes the local lock and stores its interest;
+ * the other side is not held back meanwhile.
  *
  * Memory ordering: everything the holder did before `unlock()` is visible to the next
  * holder after its `lock()` returns. Within a side the local ticket lock's release/acquire
@@ -94,7 +95,9 @@ class basic_cohort_mutex {
   /// then loads; on the GPU they cross the link).
   UNISYNC_HOST_DEVICE void lock();
 
-  /// Takes the lock if it is free for the calling side; never blocks or queues.
+  /// Takes the lock if it is free for the calling side; never blocks or queues. A try that
+  /// finds the side past its pass bound with the other side waiting fails and gives the
+  /// top lock up (handed over to the thread queued behind, or released).
   UNISYNC_HOST_DEVICE bool try_lock();
 
   /// Releases the lock: passes it to the next thread of the same side when one waits and
@@ -175,7 +178,7 @@ class basic_cohort_mutex {
   /// sections/s for the ticket lock itself, H200).
   static constexpr unsigned pass_count_bits = 16;
   // A GPU holder counts its pass before it looks at the bound: up to the bound plus one.
-  static_assert(Backoff::tuning::cohort_pass_bound + 1 < (1u << pass_count_bits),
+  static_assert(Backoff::tuning::cohort_pass_bound < (1u << pass_count_bits) - 1,
                 "cohort_mutex: the pass bound must fit the pass count's bits");
   static constexpr unsigned holder_state_bits = 2 + pass_count_bits;
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t holder_state(cuda::std::uint32_t top,

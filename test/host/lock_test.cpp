@@ -249,8 +249,11 @@ class HostCohortGpuSide : public ::testing::Test {};
 using host_cohort_types = ::testing::Types<unisync::test::short_cohort_mutex, unisync::cohort_mutex>;
 TYPED_TEST_SUITE(HostCohortGpuSide, host_cohort_types, unisync::test::type_names);
 
-TYPED_TEST(HostCohortGpuSide, NoLostUpdatesAndBoundedBypassWhenTheGpuSidePassesFirst)
+TYPED_TEST(HostCohortGpuSide, NoLostUpdatesWhenTheGpuSidePassesFirst)
 {
+  // The bypass bound is checked on the GPU (test/mixed) and in the model: with more threads
+  // than cores here, a thread preempted between its count and its ticket sees any number
+  // of foreign sections.
   using access = unisync::detail::test_access;
   constexpr unsigned threads_per_side = 3;
 #if defined(__SANITIZE_THREAD__)
@@ -258,32 +261,19 @@ TYPED_TEST(HostCohortGpuSide, NoLostUpdatesAndBoundedBypassWhenTheGpuSidePassesF
 #else   // !defined(__SANITIZE_THREAD__)
   constexpr unsigned iterations = 6000;
 #endif  // defined(__SANITIZE_THREAD__)
-  // The model-checked bound from the side's announcement, (B + 1) * (ceil((Q + 1) /
-  // (B + 1)) + 1); counted from the call, as in the mixed suite, twice that.
-  unsigned long long const turn = TypeParam::pass_bound + 1ull;
-  unsigned long long const bound = turn * ((threads_per_side + turn - 1) / turn + 1);
   for (std::uint64_t start : {std::uint64_t{0}, ~std::uint64_t{0} - 2000u}) {
     TypeParam lock;
     access::start_tickets_at(lock, start);
     long long counter = 0;
-    std::atomic<unsigned long long> sections[2] = {0, 0};
-    std::atomic<unsigned long long> most_foreign_seen[2] = {0, 0};
     run_cpu_actors(2 * threads_per_side, [&](unsigned actor) {
-      int const side = actor < threads_per_side ? 0 : 1;
+      bool const gpu_role = actor >= threads_per_side;
       for (unsigned i = 0; i < iterations; ++i) {
-        unsigned long long const before = sections[1 - side].load();
-        side == 0 ? lock.lock() : access::lock_as_gpu(lock);
-        unsigned long long const foreign = sections[1 - side].load() - before;
-        unsigned long long worst = most_foreign_seen[side].load();
-        while (foreign > worst && !most_foreign_seen[side].compare_exchange_weak(worst, foreign)) {
-        }
+        gpu_role ? access::lock_as_gpu(lock) : lock.lock();
         unisync::test::increment_slowly(counter);
-        ++sections[side];
-        side == 0 ? lock.unlock() : access::unlock_as_gpu(lock);
+        gpu_role ? access::unlock_as_gpu(lock) : lock.unlock();
       }
     });
     EXPECT_EQ(counter, 2ll * threads_per_side * iterations) << "tickets from " << start;
-    for (int side : {0, 1}) EXPECT_LE(most_foreign_seen[side].load(), 2 * bound) << "side " << side;
     EXPECT_FALSE(access::gpu_side_interested(lock)) << "the last GPU-side unlock() kept the top lock";
     EXPECT_FALSE(access::cpu_side_interested(lock));
   }
@@ -306,24 +296,32 @@ TYPED_TEST(HostCohortGpuSide, UnlockThatPassedToNobodyLetsTheTopLockGo)
 
 // A CPU thread waits for the top lock while the GPU side's local lock shows more passes
 // than the bound: the GPU thread that takes it next must let the CPU side in first.
+// A broken lock fails the test instead of hanging it: after 10 s the CPU waiter is let in.
 template <class Lock, class GpuTakes>
 bool cpu_waiter_enters_first(Lock& lock, GpuTakes gpu_takes)
 {
   using access = unisync::detail::test_access;
+  auto const patience = std::chrono::steady_clock::now() + 10s;
   access::leave_gpu_side_passed(lock, Lock::pass_bound + 1);
   std::atomic<int> order{0};
-  int cpu_entered_at = 0;
+  std::atomic<int> cpu_entered_at{0};
   std::thread cpu([&] {
     lock.lock();
     cpu_entered_at = ++order;
     lock.unlock();
   });
-  while (!access::cpu_side_waits_for_gpu(lock)) std::this_thread::yield();
+  while (!access::cpu_side_waits_for_gpu(lock) && std::chrono::steady_clock::now() < patience) {
+    std::this_thread::yield();
+  }
   bool const gpu_took_it = gpu_takes();
   int const gpu_entered_at = ++order;
   if (gpu_took_it) access::unlock_as_gpu(lock);
+  while (cpu_entered_at == 0 && std::chrono::steady_clock::now() < patience) std::this_thread::yield();
+  bool const cpu_entered = cpu_entered_at != 0;
+  if (!cpu_entered) access::let_cpu_side_in(lock);
   cpu.join();
-  return cpu_entered_at < gpu_entered_at || !gpu_took_it;
+  EXPECT_TRUE(cpu_entered) << "the CPU waiter was still waiting after the GPU side was done";
+  return cpu_entered && (cpu_entered_at < gpu_entered_at || !gpu_took_it);
 }
 
 TYPED_TEST(HostCohortGpuSide, LockPastTheBoundHandsTheTopLockOverWhenTheOtherSideWaits)
@@ -345,6 +343,8 @@ TYPED_TEST(HostCohortGpuSide, LockPastTheBoundCarriesOnWhenTheOtherSideDoesNotWa
   TypeParam lock;
   access::leave_gpu_side_passed(lock, TypeParam::pass_bound + 1);
   access::lock_as_gpu(lock);  // returns at once: nobody else is there to wait for
+  EXPECT_EQ(access::gpu_side_passes(lock), 0u) << "the pass count was not started again";
+  EXPECT_TRUE(access::turn_names_gpu_side(lock)) << "the top lock was handed over to nobody";
   access::unlock_as_gpu(lock);
   EXPECT_FALSE(access::gpu_side_interested(lock));
 }

@@ -69,13 +69,36 @@ struct test_access {
   }
   /// Leaves the GPU side's free local lock with the top lock held and `passes` passes
   /// counted, as a GPU unlock() that passed to nobody leaves it until it takes the lock
-  /// back.
+  /// back; the turn word names the GPU side, as the CPU side's announcement leaves it.
   template <class Backoff>
   static void leave_gpu_side_passed(basic_cohort_mutex<Backoff>& lock, cuda::std::uint32_t passes)
   {
     using mutex = basic_cohort_mutex<Backoff>;
     lock.gpu_.local.tickets_served += mutex::holder_state(mutex::top_held, passes);
     lock.top_.gpu_interested = 1;
+    lock.top_.turn = mutex::gpu_side;
+  }
+  /// The GPU side's pass count as its local lock's served word holds it, and whether the
+  /// turn word names the GPU side.
+  template <class Backoff>
+  static cuda::std::uint32_t gpu_side_passes(basic_cohort_mutex<Backoff>& lock)
+  {
+    using mutex = basic_cohort_mutex<Backoff>;
+    return mutex::passes_of(atomic_at<cuda::thread_scope_device>(lock.gpu_.local.tickets_served).load(memory_order_acquire) &
+                            decltype(lock.gpu_.local)::state_mask);
+  }
+  template <class Backoff>
+  static bool turn_names_gpu_side(basic_cohort_mutex<Backoff>& lock)
+  {
+    return atomic_at<cuda::thread_scope_system>(lock.top_.turn).load(memory_order_acquire) ==
+           basic_cohort_mutex<Backoff>::gpu_side;
+  }
+  /// Withdraws the GPU side's interest in the top lock: lets a waiting CPU side in after a
+  /// broken GPU side kept it.
+  template <class Backoff>
+  static void let_cpu_side_in(basic_cohort_mutex<Backoff>& lock)
+  {
+    atomic_at<cuda::thread_scope_system>(lock.top_.gpu_interested).store(0, memory_order_release);
   }
   /// Whether a side has announced interest in the cohort mutex's top lock.
   template <class Backoff>
@@ -88,13 +111,12 @@ struct test_access {
   {
     return atomic_at<cuda::thread_scope_system>(lock.top_.cpu_interested).load(memory_order_acquire) != 0;
   }
-  /// Whether the CPU side has announced and let the GPU side go first: it waits.
+  /// Whether the CPU side has announced and let the GPU side go first: it waits. Only the
+  /// CPU's announcement sets the turn to the GPU side once the test is running.
   template <class Backoff>
   static bool cpu_side_waits_for_gpu(basic_cohort_mutex<Backoff>& lock)
   {
-    return cpu_side_interested(lock) &&
-           atomic_at<cuda::thread_scope_system>(lock.top_.turn).load(memory_order_acquire) ==
-               basic_cohort_mutex<Backoff>::gpu_side;
+    return cpu_side_interested(lock) && turn_names_gpu_side(lock);
   }
 
   /// Keeps every phase on the central word, as on a link with native host atomics.

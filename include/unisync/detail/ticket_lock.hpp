@@ -20,8 +20,8 @@ struct ticket_holder_view {
   cuda::std::uint64_t queued;
 };
 
-/// What a holder that served the next ticket before it looked saw: its view as it left
-/// it, and the ticket count the queue was read from.
+/// What a holder that served the next ticket before it looked saw: the state and queue it
+/// found before its add, and the ticket count the queue was read from.
 struct ticket_look {
   ticket_holder_view view;
   cuda::std::uint64_t taken;
@@ -109,8 +109,8 @@ struct ticket_lock {
   }
 
   /// The holder serves the next ticket first and looks after: adds `state_delta` to its
-  /// state with the serve and returns the state and queue it left, as view_as_holder()
-  /// would have shown them just before (`taken` is the ticket count the queue was read
+  /// state with the serve and returns the state and queue as view_as_holder() would have
+  /// shown them just before the add (`taken` is the ticket count the queue was read
   /// from). The load of tickets_taken goes out with the add and may read it before the add
   /// lands: a queue above 1 then still means that the next ticket is taken (lock() never
   /// gives its ticket up), one of 1 only that it was not yet (take_back() decides).
