@@ -261,12 +261,15 @@ struct test_access {
   {
     return latch.try_wait_as(side_of<basic_latch<Scope, Backoff>>(which));
   }
-  /// The GPU's total as its word holds it, and as its last report says.
+  /// The GPU's total as its word holds it (without flat mode's mark), and as its last
+  /// report says.
   template <class Backoff>
   static cuda::std::uint32_t gpu_total(basic_latch<cuda::thread_scope_system, Backoff>& latch)
   {
-    return static_cast<cuda::std::uint32_t>(
-        atomic_at<cuda::thread_scope_system>(latch.state_.device.word).load(memory_order_acquire) >> 32);
+    using latch_type = basic_latch<cuda::thread_scope_system, Backoff>;
+    cuda::std::uint64_t const word =
+        atomic_at<cuda::thread_scope_system>(latch.state_.device.word).load(memory_order_acquire);
+    return static_cast<cuda::std::uint32_t>((word & ~latch_type::flat_mark) >> 32);
   }
   template <class Backoff>
   static cuda::std::uint32_t gpu_report(basic_latch<cuda::thread_scope_system, Backoff>& latch)
@@ -343,13 +346,15 @@ struct test_access {
     if (semaphore.is_flat(semaphore.running_side())) return tickets_taken(semaphore.flat_.semaphore);
     return tickets_taken_on(semaphore, running_on_device() ? side::gpu : side::cpu);
   }
-  /// Tickets taken on `which` side's pool.
+  /// Tickets taken on `which` side's pool (without flat mode's mark).
   template <cuda::std::ptrdiff_t Max, class Backoff>
   UNISYNC_HOST_DEVICE static cuda::std::uint64_t tickets_taken_on(basic_partitioned_semaphore<Max, Backoff>& semaphore,
                                                                   side which)
   {
+    using semaphore_type = basic_partitioned_semaphore<Max, Backoff>;
     auto& part = which == side::gpu ? semaphore.gpu_ : semaphore.cpu_;
-    return atomic_at<cuda::thread_scope_system>(part.tickets_taken).load(memory_order_acquire);
+    return atomic_at<cuda::thread_scope_system>(part.tickets_taken).load(memory_order_acquire) &
+           ~semaphore_type::flat_mark;
   }
   /// The semaphore's count as seen from the host when no thread is inside an operation:
   /// each pool's permits beyond its tickets, with what was sent to it and not yet

@@ -81,9 +81,9 @@ UNISYNC_HOST_DEVICE void basic_latch<Scope, Backoff>::count_down(cuda::std::ptrd
   auto const units = static_cast<cuda::std::uint64_t>(update);
   NV_IF_ELSE_TARGET(NV_IS_DEVICE,
                     (detail::one_call_for_alike_lanes(this, units, [&](cuda::std::uint32_t lanes) {
-                      static_cast<void>(count_down_as(side_kind::gpu, cuda::std::uint64_t{lanes} * units));
+                      count_down_as(side_kind::gpu, cuda::std::uint64_t{lanes} * units);
                     });),
-                    (static_cast<void>(count_down_as(side_kind::cpu, units));))
+                    (count_down_as(side_kind::cpu, units);))
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -102,7 +102,7 @@ UNISYNC_HOST_DEVICE typename basic_latch<Scope, Backoff>::counted_down basic_lat
       if (report_due != 0) report_gpu_total(report_due);
       return counted;
     }
-    if (state_.host.flat == 0) {
+    if (!flat_mode(side_kind::cpu)) {
       [[maybe_unused]] cuda::std::uint32_t const before =
           detail::own_side_word<cuda::std::uint32_t>(state_.host.counted).fetch_add(amount, detail::memory_order_release);
       // The GPU's report is a lower bound of its total, and host memory: a cheap check.
