@@ -194,6 +194,12 @@ class basic_cohort_mutex {
   {
     return static_cast<cuda::std::uint32_t>(state >> 2);
   }
+  /// unlock()'s precondition as the local lock shows it: a ticket is held, and its side
+  /// holds the top lock.
+  UNISYNC_HOST_DEVICE static constexpr bool held_by_side(detail::ticket_holder_view view) noexcept
+  {
+    return top_of(view.state) == top_held && view.queued != 0;
+  }
 
   /// One side's lock, on a page of its own.
   template <cuda::thread_scope LocalScope>

@@ -126,15 +126,9 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_top(Side& side, side_i
       return true;
     }
     // Past the bound with the other side waiting: a try neither waits for a handover nor
-    // keeps the top lock from that side. A thread queued behind gets the top lock handed
-    // over, as from unlock_on(); without one the side lets the top lock go.
-    if (side.local.queued() > 1) {
-      hand_over_top(me);
-      side.local.unlock(state, holder_state(top_handed_over, 0));
-    } else {
-      release_top(me);
-      side.local.unlock(state, holder_state(top_free, 0));
-    }
+    // keeps the top lock from that side. It leaves as a holder at the bound does: hands
+    // the top lock over to a thread queued behind, or lets it go.
+    unlock_on(side, me, [](bool) {});
     return false;
   }
   if (top_of(state) == top_free) announce_interest(me);
@@ -154,7 +148,7 @@ template <class Side, class BeforeRelease>
 UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::unlock_on(Side& side, side_id me, BeforeRelease before_release)
 {
   detail::ticket_holder_view const view = side.local.view_as_holder();
-  UNISYNC_ASSERT(top_of(view.state) == top_held && view.queued != 0, "unlock() of a cohort_mutex not held by this side");
+  UNISYNC_ASSERT(held_by_side(view), "unlock() of a cohort_mutex not held by this side");
   bool const waiter_behind = view.queued > 1;
   cuda::std::uint32_t const passes = passes_of(view.state);
   cuda::std::uint64_t next = holder_state(top_held, 0);
@@ -180,8 +174,7 @@ template <class Backoff>
 template <class Side>
 UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::pass_then_look(Side& side, side_id me)
 {
-  UNISYNC_ASSERT(top_of(side.local.view_as_holder().state) == top_held && side.local.queued() != 0,
-                 "unlock() of a cohort_mutex not held by this side");
+  UNISYNC_ASSERT(held_by_side(side.local.view_as_holder()), "unlock() of a cohort_mutex not held by this side");
   // Serve the next ticket first, keeping the top lock and counting the pass, and look at
   // the queue after: the next holder's poll sees its turn without waiting for the
   // holder's load of the queue (the bound is that holder's to check: lock_on()).
