@@ -68,8 +68,8 @@ struct tuning {
   /// weight, or when its addition was the arm. H100, device scope, block arrival, five
   /// interleaved rounds (benchmark/results/h100-barrier-arm-ahead): one block 0.935 against
   /// 1.061 us per phase, 8 blocks 0.975x; 33-528 blocks, where an arm ahead at every phase
-  /// cost 3-11% (H200 machine), get none and measured 1.00-1.01x (33 and 132 blocks 1.01x
-  /// in two leases).
+  /// cost 3-11% (H200 machine; up to 5% on the H100, h100-gpu-arrival-experiments), get
+  /// none and measured 1.00-1.01x (33 and 132 blocks 1.01x in two leases).
   static constexpr cuda::std::uint32_t barrier_arm_ahead_additions = 8;
   /// The same on the host, where it is off: a host thread's arm follows its own addition on
   /// a line its core already holds, while an arm ahead takes the line back from the waiters
