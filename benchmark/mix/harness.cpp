@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 #include <thread>
+#include <utility>
 
 namespace unisync::bench {
 
@@ -15,6 +16,10 @@ run_settings& settings()
   return shared;
 }
 
+namespace {
+
+/// Runs `body(actor)` on `threads` CPU threads pinned near the GPU; each first signals
+/// `ready`, then waits for `go`. Joins them.
 void run_cpu_actors(unsigned threads, std::atomic<unsigned>& ready, std::atomic<bool> const& go,
                     std::function<void(unsigned)> const& body)
 {
@@ -36,6 +41,30 @@ void run_cpu_actors(unsigned threads, std::atomic<unsigned>& ready, std::atomic<
     });
   }
   for (auto& actor : actors) actor.join();
+}
+
+}  // namespace
+
+cpu_actor_threads::cpu_actor_threads(unsigned threads, std::function<void(unsigned)> body)
+    : threads_(threads), body_(std::move(body)), runner_([this] {
+        run_cpu_actors(threads_, ready_, go_, [this](unsigned actor) {
+          // Read once per actor, before its body's loop; go's release and acquire order it.
+          if (!abandoned_.load(std::memory_order_relaxed)) body_(actor);
+        });
+      })
+{
+}
+
+cpu_actor_threads::~cpu_actor_threads()
+{
+  if (!go_.load(std::memory_order_relaxed)) abandon();  // go is written by the owner alone
+  if (runner_.joinable()) runner_.join();
+}
+
+void cpu_actor_threads::abandon()
+{
+  abandoned_.store(true, std::memory_order_relaxed);  // published by go's release store
+  go_.store(true, std::memory_order_release);
 }
 
 void report_operations(benchmark::State& state, std::vector<actor_result> const& cpu_actors,

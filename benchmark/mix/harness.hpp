@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <thread>
 #include <vector>
 
 namespace unisync::bench {
@@ -27,10 +28,40 @@ struct run_settings {
 
 run_settings& settings();
 
-/// Runs `body(actor)` on `threads` CPU threads pinned near the GPU; each first signals
-/// `ready`, then waits for `go`. Joins them.
-void run_cpu_actors(unsigned threads, std::atomic<unsigned>& ready, std::atomic<bool> const& go,
-                    std::function<void(unsigned)> const& body);
+/// A window's CPU actors: `threads` threads pinned near the GPU, which a thread of their
+/// own starts and joins. Each signals ready, then waits until `start()` lets it run
+/// `body(actor)` or `abandon()` lets it leave without running it. Destruction abandons
+/// actors not yet started and joins them, so that a failure thrown before the start (a
+/// CUDA call of the window's signalling) neither waits forever nor destroys a joinable
+/// std::thread (std::terminate); actors already started must have been told to stop.
+class cpu_actor_threads {
+ public:
+  cpu_actor_threads(unsigned threads, std::function<void(unsigned)> body);
+  ~cpu_actor_threads();
+  cpu_actor_threads(cpu_actor_threads const&) = delete;
+  cpu_actor_threads& operator=(cpu_actor_threads const&) = delete;
+
+  /// Blocks until every actor has signalled ready.
+  void wait_until_ready() const
+  {
+    while (ready_.load() != threads_) std::this_thread::yield();
+  }
+  /// Lets every actor run its body.
+  void start() { go_.store(true, std::memory_order_release); }
+  /// Lets every actor leave without running its body: once the GPU actors failed, a
+  /// barrier's or latch's CPU participants would wait for their arrivals forever.
+  void abandon();
+  /// Blocks until every actor has left.
+  void join() { runner_.join(); }
+
+ private:
+  unsigned threads_;
+  std::function<void(unsigned)> body_;
+  std::atomic<unsigned> ready_{0};
+  std::atomic<bool> go_{false};
+  std::atomic<bool> abandoned_{false};
+  std::thread runner_;  // last: its actors use every member above
+};
 
 /// The counters of an operation case (locks, semaphores): ops/s over the window, ns per
 /// operation, the CPU's share of operations, Jain's fairness index over actors, the least

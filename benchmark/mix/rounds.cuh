@@ -31,12 +31,10 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <new>
-#include <thread>
 #include <vector>
 
 namespace unisync::bench {
@@ -237,27 +235,20 @@ void run_rounds(benchmark::State& state, mix_cell const& cell)
           return;
         }
       }
-      std::atomic<unsigned> cpu_ready{0};
-      std::atomic<bool> go{false};
-      std::atomic<bool> abandoned{false};  // the GPU actors failed: the CPU's leave at once
-      std::thread cpu_side([&] {
-        run_cpu_actors(cell.cpu_threads, cpu_ready, go, [&](unsigned actor) {
-          if constexpr (Case::on_host) {
-            if (abandoned.load()) return;
-            for (unsigned round = 0; round < rounds_per_window; ++round) {
-              if (stamped) stamps.cpu(actor, round).counted_ns = gpu_clock::gpu_clock_ns(host_to_gpu_ns);
-              Case::arrive_and_wait_cpu(object, round);
-              if (stamped) stamps.cpu(actor, round).released_ns = gpu_clock::gpu_clock_ns(host_to_gpu_ns);
-            }
+      cpu_actor_threads cpu_actors(cell.cpu_threads, [&](unsigned actor) {
+        if constexpr (Case::on_host) {
+          for (unsigned round = 0; round < rounds_per_window; ++round) {
+            if (stamped) stamps.cpu(actor, round).counted_ns = gpu_clock::gpu_clock_ns(host_to_gpu_ns);
+            Case::arrive_and_wait_cpu(object, round);
+            if (stamped) stamps.cpu(actor, round).released_ns = gpu_clock::gpu_clock_ns(host_to_gpu_ns);
           }
-        });
+        }
       });
       bool const gpu_ready = !cell.has_gpu() || control.wait_for_gpu_actors(cell.gpu_blocks);
-      while (cpu_ready.load() != cell.cpu_threads) std::this_thread::yield();
+      cpu_actors.wait_until_ready();
       if (!gpu_ready) {
-        abandoned.store(true);
-        go.store(true, std::memory_order_release);
-        cpu_side.join();
+        cpu_actors.abandon();
+        cpu_actors.join();
         state.SkipWithError(detail::cuda_failure("GPU actors", control.finish()).c_str());
         return;
       }
@@ -265,8 +256,8 @@ void run_rounds(benchmark::State& state, mix_cell const& cell)
       // store; both are inside the window.
       auto const start = std::chrono::steady_clock::now();
       control.signal_go();
-      go.store(true, std::memory_order_release);
-      cpu_side.join();
+      cpu_actors.start();
+      cpu_actors.join();
       cudaError_t const finished = control.finish();
       auto const end = std::chrono::steady_clock::now();
       if (finished != cudaSuccess) {

@@ -123,13 +123,11 @@ struct window_plan {
 
 /// Starts the actors of both sides on one signal, keeps the window open for the set
 /// length, closes it, and returns the window's length in seconds (0 after a failure,
-/// which is reported on `state`).
+/// which is reported on `state`, or thrown by a CUDA call of the signalling).
 template <class LaunchGpu, class CpuBody>
 double run_window(benchmark::State& state, window_control& control, mix_cell const& cell, window_plan const& plan,
                   LaunchGpu launch_gpu, CpuBody cpu_body, std::atomic<bool>& cpu_stop)
 {
-  std::atomic<unsigned> cpu_ready{0};
-  std::atomic<bool> go{false};
   if (cell.has_gpu()) {
     launch_gpu();
     if (cudaError_t const status = cudaGetLastError(); status != cudaSuccess) {
@@ -137,20 +135,31 @@ double run_window(benchmark::State& state, window_control& control, mix_cell con
       return 0;
     }
   }
-  std::thread cpu_side([&] { run_cpu_actors(cell.cpu_threads, cpu_ready, go, cpu_body); });
+  cpu_actor_threads cpu_actors(cell.cpu_threads, cpu_body);
   bool const gpu_ready = !cell.has_gpu() || control.wait_for_gpu_actors(plan.gpu_ready_signals);
-  while (cpu_ready.load() != cell.cpu_threads) std::this_thread::yield();
+  cpu_actors.wait_until_ready();
+  if (!gpu_ready) {
+    cpu_actors.abandon();
+    cpu_actors.join();
+    state.SkipWithError(cuda_failure("GPU actors", control.finish()).c_str());
+    return 0;
+  }
   auto const start = std::chrono::steady_clock::now();
-  go.store(true, std::memory_order_release);
-  control.signal_go();
+  cpu_actors.start();
+  try {
+    control.signal_go();
+  } catch (...) {
+    cpu_stop.store(true, std::memory_order_relaxed);  // started operation actors stop before the join
+    throw;
+  }
   std::this_thread::sleep_for(std::chrono::duration<double>(settings().window_seconds));
   cpu_stop.store(true, std::memory_order_relaxed);
   control.signal_stop();
   auto end = std::chrono::steady_clock::now();
-  cpu_side.join();
+  cpu_actors.join();
   cudaError_t const finished = control.finish();
   if (plan.actors_stop_by_themselves) end = std::chrono::steady_clock::now();
-  if (!gpu_ready || finished != cudaSuccess) {
+  if (finished != cudaSuccess) {
     state.SkipWithError(cuda_failure("GPU actors", finished).c_str());
     return 0;
   }
