@@ -38,9 +38,10 @@ namespace unisync {
  * + 1) critical sections of the other side, Q being the threads ahead of it in its side's
  * FIFO queue: the other side runs at most B + 1 sections per turn of the waiter's side,
  * and one turn more when the turn store of the announcement lands after a handover
- * (verified for lock() and unlock() with spin in test/models/cohort_mutex.pml, where the
- * bound is tight; the try paths are not modeled). A side that hands over keeps its
- * interest, so it stays announced. A waiter that queues after its side decided to release
+ * (verified with spin in test/models/cohort_mutex.pml, where the bound is tight; with
+ * -DTRY for threads that mix lock() with try_lock() and try_lock_for()). A side that hands
+ * over keeps its interest, so it stays announced; so does a try that announced and fails
+ * with a lock() caller queued behind it: it leaves the top lock handed over to that one. A waiter that queues after its side decided to release
  * the top lock is not announced until it takes the local lock and stores its interest;
  * the other side is not held back meanwhile.
  *
@@ -97,7 +98,8 @@ class basic_cohort_mutex {
 
   /// Takes the lock if it is free for the calling side; never blocks or queues. A try that
   /// finds the side past its pass bound with the other side waiting fails and gives the
-  /// top lock up (handed over to the thread queued behind, or released).
+  /// top lock up (handed over to the thread queued behind, or released). A try that
+  /// announced its side's interest and fails keeps it only for a thread queued behind.
   UNISYNC_HOST_DEVICE bool try_lock();
 
   /// Releases the lock: passes it to the next thread of the same side when one waits and

@@ -376,6 +376,48 @@ TYPED_TEST(HostCohortGpuSide, TimedTryPastTheBoundWaitsItsTurnInsteadOfGivingUp)
   EXPECT_TRUE(taken) << "a timed try gave up before its timeout";
 }
 
+TYPED_TEST(HostCohortGpuSide, FailedTryKeepsTheInterestForAThreadQueuedBehindIt)
+{
+  // A timed try announces the CPU side's interest and waits for the top lock, which the
+  // GPU side holds; a lock() caller queues behind it on the CPU side meanwhile, counting
+  // on that announcement for its bound on the GPU side's sections. When the try gives up
+  // it must leave the interest to that waiter, not withdraw it.
+  using access = unisync::detail::test_access;
+  TypeParam lock;
+  access::lock_as_gpu(lock);
+  auto const patience = std::chrono::steady_clock::now() + 10s;
+  std::atomic<bool> try_done{false};
+  bool taken = true;
+  std::thread trier([&] {
+    taken = lock.try_lock_for(1s);
+    try_done = true;
+  });
+  while (!access::cpu_side_waits_for_gpu(lock) && std::chrono::steady_clock::now() < patience) {
+    std::this_thread::yield();
+  }
+  std::atomic<bool> entered{false};
+  std::thread waiter([&] {
+    lock.lock();
+    entered = true;
+    lock.unlock();
+  });
+  while (access::tickets_taken(lock) < 2 && std::chrono::steady_clock::now() < patience) std::this_thread::yield();
+  bool const queued_behind_the_try = !try_done;
+  trier.join();
+  EXPECT_FALSE(taken) << "the try took the lock the GPU side holds";
+  // The waiter holds the CPU side's local lock now and waits for the top lock: on the
+  // interest the try left it (handed over), or on one it announced again itself.
+  bool const interest_kept = access::cpu_side_handed_over(lock) && access::cpu_side_interested(lock);
+  EXPECT_FALSE(entered) << "the CPU waiter entered while the GPU side held the lock";
+  access::unlock_as_gpu(lock);
+  waiter.join();
+  EXPECT_TRUE(entered);
+  ASSERT_TRUE(lock.try_lock());
+  lock.unlock();
+  if (!queued_behind_the_try) GTEST_SKIP() << "the waiter queued only after the try had given up";
+  EXPECT_TRUE(interest_kept) << "the failed try withdrew the interest its queued waiter counts on";
+}
+
 #if !defined(__SANITIZE_THREAD__)
 // The checker itself: without a lock, the same harness must see lost updates.
 struct not_a_lock {

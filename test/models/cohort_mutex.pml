@@ -72,15 +72,17 @@
  * value it saw, the code's 64-bit ones cannot. The ghost unclaimed[s] (id + 1 of the
  * thread whose served ticket nobody has taken since; any ticket taken clears it) stands
  * for the lost high bits: the take-back succeeds exactly while it names the thread.
- * try_lock(), try_lock_for() and the group overloads are not modeled. Their top_state ==
- * top_handed_over branches are never taken: that state is left only with a thread queued
- * behind (unlock_on() at the bound, or try_top() past it, hands over only if queued() >
- * 1; the GPU's lock() past the bound hands over itself and leaves top_held), so the local
- * lock goes next to that lock() caller, and a try path, which never takes a ticket, finds
- * the local lock busy until that caller has set top_held and released it. A try may find
- * top_held past the bound (it takes the ticket a pass_then_look() served); try_top() then
- * carries on as lock() does, or, the other side waiting, hands over (queued() > 1) or
- * releases the top lock, and fails: not modeled.
+ * try_lock() and try_lock_for() are modeled with -DTRY (see try_lock_on() below); the
+ * group overloads only wrap these calls in one thread of the group and are not. The
+ * tries' top_state == top_handed_over branch is never taken (asserted): that state is
+ * left only with a thread queued behind (unlock_on() at the bound, or try_top() past it,
+ * hands over only if queued() > 1, and so does a try that announced and gives up; the
+ * GPU's lock() past the bound hands over itself and leaves top_held), so the local lock
+ * goes next to that lock() caller, and a try, which never queues, finds the local lock
+ * busy until that caller has set top_held and released it. A try may find top_held past
+ * the bound (it takes the ticket a pass_then_look() served); try_top() then carries on
+ * as lock() does, or, the other side waiting, hands over (queued() > 1) or releases the
+ * top lock, and fails.
  *
  * Memory model: sequential consistency by default. Every load, store and
  * read-modify-write of the code is one atomic Promela step. The memory orders are not
@@ -116,7 +118,8 @@
  *
  * Actors: NC CPU threads (side 0, ids 0..NC-1) and NG GPU threads (side 1), default 2 and
  * 2; each calls lock(); critical section; unlock() forever (unlock_on() on the CPU,
- * pass_then_look() on the GPU). Pass bound B (default 1).
+ * pass_then_look() on the GPU); with -DTRY some also try (see try_lock_on() below).
+ * Pass bound B (default 1).
  *
  * Bypass instrumentation (ghosts; -DNO_BYPASS leaves it out). Each thread counts
  * (seen[id]) the other side's critical sections as the mixed stress test does
@@ -211,6 +214,14 @@
  *   -DWEAK_MEMORY   the same with the store buffers above (mutual exclusion, FIFO, the
  *                   debug check and no deadlock with --safety; liveN with --ltl), so with
  *                   the fences where the code has them
+ *   -DTRY           the same with the threads TRIES(id) (default: the last of each side)
+ *                   choosing at every call between lock() and a try (try_lock() or
+ *                   try_lock_for()); a try never finds the local lock handed over. The
+ *                   bypass bound holds for the lock() callers with tries mixed in: a try
+ *                   that announced its side's interest and gives up keeps it when a
+ *                   lock() caller has queued behind it meanwhile (that caller was
+ *                   announced when it took its ticket) and leaves the top lock handed
+ *                   over to it
  * Seeded bugs:
  *   -DBUG_UNBOUNDED_PASS  the side passes whenever a thread waits behind, ignoring B: the
  *                         CPU's unlock() passes without counting, the GPU's entry does not
@@ -265,6 +276,14 @@
  *                         thread that took the ticket holds the local lock with top_held
  *                         and no interest, and the other side enters too (assertion:
  *                         mutual exclusion, -DNO_BYPASS)
+ *   -DBUG_TRY_WITHDRAWS   (with -DTRY) a try that announced and gives up withdraws its
+ *                         side's interest whoever queued behind it, as the code did: a
+ *                         lock() caller that took its ticket after the announcement was
+ *                         announced, and loses it (assertion: the side does not stay
+ *                         announced). Shortest trace: C1 tries, takes the free local lock,
+ *                         announces and gives up (its deadline passes); C0 takes a ticket
+ *                         (announced); C1 stores interested[0] = 0. Until C0 announces
+ *                         again the GPU side carries on past its bound
  *   -DBUG_NO_STORE_FENCE  (with -DWEAK_MEMORY) announce_interest() without the fence
  *                         between the interest store and the turn store, as the code was:
  *                         the "R" shape, both sides enter (assertion). Shortest trace
@@ -829,6 +848,130 @@ inline pass_then_look() {
 #endif
 }
 
+/* -DTRY: try_lock_on()/try_lock_within_on() and try_top(), for the threads TRIES(id) says
+ * (default: the last thread of each side), which choose at every call between lock() and
+ * a try. local.try_lock() is one step: it loads tickets_served, then compare-exchanges
+ * tickets_taken from the value it loaded to one more, so it takes exactly the ticket
+ * being served, with the state the last holder left, or fails without taking any
+ * (nothing the other threads can see happens in between). The top lock's wait is a
+ * single poll (try_lock) or a timed wait (try_lock_for): the guard of lock_on()'s wait,
+ * or a give-up that may come at any moment, whatever the guard says (a deadline that
+ * passes), so the model covers both. A try that fails after it took the local lock
+ * leaves it with the state it found (the ticket served, not entered), except past the
+ * bound with the other side waiting, where it leaves as a holder at the bound does
+ * (unlock_on(): hand over with a thread queued behind, else release). */
+#if defined(TRY)
+#ifndef TRIES
+#define TRIES(id) ((id) == NC - 1 || (id) == NT - 1)
+#endif
+
+/* The failed try serves the ticket it took; the next ticket enters next. */
+#define TRY_SERVES(s) \
+  assert(served[s] == my && my == next_entry[s]); next_entry[s] = (next_entry[s] + 1) % TM; \
+  served[s] = (served[s] + 1) % TM; act = 0; wb = false; my = 0
+
+/* A failed try withdraws its announced interest: release_top() without the top_free
+ * store (the state it found was top_free already) */
+#define RELEASE_TOP_FOR_TRY(s) \
+  atomic { \
+    CHECK_NOTHING_PENDING(s); STORE_INTERESTED(s, false); \
+    CHECK_STAYS_ANNOUNCED(s); SET_RELEASING(s, false); \
+    SAY(("T%d withdraws: interested[%d] = 0\n", id, s)) \
+  }
+inline try_lock_on() {
+  atomic {                                                 /* local.try_lock() */
+    if
+    :: served[s] == taken[s] ->
+       my = taken[s]; taken[s] = (taken[s] + 1) % TM; unclaimed[s] = 0;
+       if
+       :: ENTERS_AT_ONCE(s) -> ENTER(id, s, my); act = 1;
+          SAY(("T%d tries: local lock, top held (%d passes): enters\n", id, passes[s]))
+       :: top_state[s] == TOP_HELD && !ENTERS_AT_ONCE(s) ->
+          if                                               /* other_side_waits() */
+          :: !interested[o] -> passes[s] = 0; ENTER(id, s, my); act = 1;
+             SAY(("T%d tries: local lock past the bound, other side not waiting: enters\n", id))
+          :: else -> act = 3;
+             SAY(("T%d tries: local lock past the bound, other side waits\n", id))
+          fi
+       :: top_state[s] == TOP_FREE -> act = 0; SAY(("T%d tries: local lock, top free\n", id))
+       :: top_state[s] == TOP_HANDED_OVER ->               /* never: see the comment above */
+          assert(false); act = 2; SAY(("T%d tries: local lock, top handed over\n", id))
+       fi
+    :: else -> act = 7; SAY(("T%d tries: local lock busy\n", id))
+    fi
+  }
+  if
+  :: act == 1 || act == 7 -> skip
+  :: act == 3 ->                                           /* unlock_on() at the bound */
+     atomic {
+       wb = (taken[s] + TM - served[s]) % TM > 1;
+       if
+       :: !wb -> act = 2; SET_RELEASING(s, true)
+       :: else -> act = 3
+       fi
+     }
+     if
+     :: act == 3 ->
+        atomic {                                           /* interested[other].load() */
+          if
+          :: !interested[o] -> passes[s] = 0; act = 1
+          :: else -> top_state[s] = TOP_HANDED_OVER; passes[s] = 0; act = 4
+          fi
+        }
+     :: else -> skip
+     fi;
+     if
+     :: act == 4 -> HAND_OVER(s)
+     :: act == 2 -> RELEASE_TOP(s)
+     :: else -> skip
+     fi;
+     atomic { SAY(("T%d's try fails past the bound\n", id)); TRY_SERVES(s); act = 7 }
+  :: else ->                                               /* 0: top free, 2: handed over */
+     if
+     :: act == 0 -> ANNOUNCE_INTEREST(s)
+     :: else -> skip
+     fi;
+     if
+     :: atomic {                                           /* a poll that finds the turn */
+          (act == 2 || BUFFER_EMPTY(s)) && !(interested[o] && TURN_SEEN_BY(s) == o) ->
+          top_state[s] = TOP_HELD; passes[s] = 0; ENTER(id, s, my); act = 1;
+          SAY(("T%d tries: takes top, enters\n", id))
+        }
+     :: atomic {                                           /* after announce_interest()'s
+                                                              second fence, as every poll */
+          act == 2 || BUFFER_EMPTY(s) -> SAY(("T%d's try gives up the top lock\n", id))
+        }
+        if
+        :: act == 0 ->
+           atomic {                                        /* queued() > 1 */
+             wb = (taken[s] + TM - served[s]) % TM > 1;
+#if defined(BUG_TRY_WITHDRAWS)
+             wb = false;                                   /* BUG: withdraws whatever is queued */
+#endif
+             if
+             :: wb -> skip
+             :: else -> SET_RELEASING(s, true)
+             fi
+           }
+           if
+           :: wb ->                                        /* keeps the interest for the
+                                                              thread behind: handed over */
+              atomic {
+                top_state[s] = TOP_HANDED_OVER; passes[s] = 0;
+                SAY(("T%d's try leaves the top lock handed over\n", id)); TRY_SERVES(s); act = 7
+              }
+           :: else ->                                      /* withdraws, as Peterson allows */
+              RELEASE_TOP_FOR_TRY(s);
+              atomic { TRY_SERVES(s); act = 7 }
+           fi
+        :: else -> atomic { TRY_SERVES(s); act = 7 }       /* handed over: the interest stays */
+        fi
+     fi
+  fi
+}
+
+#endif  /* TRY */
+
 proctype thread(byte id) {
   byte s = SIDE(id);
   byte o = 1 - SIDE(id);
@@ -839,10 +982,31 @@ proctype thread(byte id) {
                            pass_then_look: 6 nobody queued, 2 took the ticket back */
   byte j;
   bool wb;              /* unlock_on: waiter_behind, queued() > 1 */
+#if defined(TRY)
+  if
+  :: s == 1 -> next_gpu: do
+     :: lock_on(); critical_section(); pass_then_look()
+     :: TRIES(id) -> try_lock_on();
+        if
+        :: act == 1 -> critical_section(); pass_then_look()
+        :: else -> act = 0
+        fi
+     od
+  :: else -> do
+     :: lock_on(); critical_section(); unlock_on()
+     :: TRIES(id) -> try_lock_on();
+        if
+        :: act == 1 -> critical_section(); unlock_on()
+        :: else -> act = 0
+        fi
+     od
+  fi
+#else
   if
   :: s == 1 -> next_gpu: do :: lock_on(); critical_section(); pass_then_look() od
   :: else -> do :: lock_on(); critical_section(); unlock_on() od
   fi
+#endif
 }
 
 #if defined(WEAK_MEMORY)

@@ -111,6 +111,16 @@ struct test_access {
   {
     return atomic_at<cuda::thread_scope_system>(lock.top_.cpu_interested).load(memory_order_acquire) != 0;
   }
+  /// Whether the CPU side's local lock carries the top lock handed over: its next holder
+  /// waits for the top lock on the interest already announced, without announcing.
+  template <class Backoff>
+  static bool cpu_side_handed_over(basic_cohort_mutex<Backoff>& lock)
+  {
+    using mutex = basic_cohort_mutex<Backoff>;
+    cuda::std::uint64_t const served =
+        atomic_at<cuda::thread_scope_system>(lock.cpu_.local.tickets_served).load(memory_order_acquire);
+    return mutex::top_of(served & decltype(lock.cpu_.local)::state_mask) == mutex::top_handed_over;
+  }
   /// Whether the CPU side has announced and let the GPU side go first: it waits. Only the
   /// CPU's announcement sets the turn to the GPU side once the test is running.
   template <class Backoff>

@@ -136,9 +136,18 @@ UNISYNC_HOST_DEVICE bool basic_cohort_mutex<Backoff>::try_top(Side& side, side_i
     side.local.change_state(state, holder_state(top_held, 0));
     return true;
   }
-  // Withdrawing lets the other side in, as Peterson allows; a handed-over interest is kept
-  // for the threads queued behind.
-  if (top_of(state) == top_free) release_top(me);
+  // A handed-over interest is kept for the threads queued behind. So is an interest this
+  // try announced when a lock() caller has queued behind it since: that waiter counts on
+  // its side's announcement for its bound on the other side's sections, so the try leaves
+  // the top lock handed over to it, as a holder at the bound does. Else withdrawing lets
+  // the other side in, as Peterson allows (test/models/cohort_mutex.pml -DTRY).
+  if (top_of(state) == top_free) {
+    if (side.local.queued() > 1) {
+      side.local.unlock(state, holder_state(top_handed_over, 0));
+      return false;
+    }
+    release_top(me);
+  }
   side.local.unlock(state, state);
   return false;
 }
