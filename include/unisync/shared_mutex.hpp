@@ -41,7 +41,9 @@ struct with_cohort_pass_bound : Backoff {
  * seq_cst order, the reader sees the closed gate or the writer sees the registration).
  * Phase-fair: a reader that finds the gate closed by writer k declares itself late for k (a
  * counter per writer parity, in the reader word) and keeps its registration, so writer k
- * does not wait for it and writer k + 1 does. Writers batch: a writer that leaves while
+ * does not wait for it and writer k + 1 does (a writer whose try gives up reopens the gate
+ * so that the next close has its parity: it stands in for the writer that gave up, and
+ * still waits for readers late for writer k - 1). Writers batch: a writer that leaves while
  * another writer has queued behind it for the writers' lock (at system scope, one of its
  * own side, to which the cohort passes the lock) leaves the gate closed for it (at most
  * `tuning::shared_mutex_writer_batch` writers per closed gate), so the next writer skips
@@ -146,7 +148,10 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE void lock_shared();
   /// Takes the mutex shared unless a writer holds it or waits; never waits for a holder
   /// (on the GPU at system scope it may wait for another GPU thread to finish publishing
-  /// the GPU readers' presence: one store across the link).
+  /// the GPU readers' presence: one store across the link). A failed try registers for an
+  /// instant, and a waiting writer that finds it registered polls again: tries that fail
+  /// back to back can delay a writer for as long as they go on (lock_shared() does not:
+  /// a waiting reader stays out of the writer's count).
   UNISYNC_HOST_DEVICE bool try_lock_shared();
   /// Releases a shared hold. Preconditions: the calling thread holds it shared (debug
   /// builds check that its word has a registered reader that is not waiting). Cost: one
@@ -358,6 +363,7 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE cuda::std::uint64_t close_gate();
   UNISYNC_HOST_DEVICE void store_gate(cuda::std::uint64_t value);
   UNISYNC_HOST_DEVICE void reopen_gate(cuda::std::uint64_t closed_gate);
+  UNISYNC_HOST_DEVICE void reopen_abandoned_gate(cuda::std::uint64_t closed_gate);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t& inherited_writers() noexcept;
   UNISYNC_HOST_DEVICE bool inherits_closed_gate();
   UNISYNC_HOST_DEVICE bool keeps_gate_for_successor(bool next_holder_on_this_side);

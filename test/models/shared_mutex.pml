@@ -61,8 +61,13 @@
  *           writer does (it waits only for readers already registered)
  *   reader  from its fence, a reader sees at most BATCH writers' sections start before
  *           it enters (one batch)
- * --ltl rlive0 / wlive0: a registered reader 0 (CPU) / the CPU writer eventually enters;
- * rliveg: the first GPU reader eventually enters.
+ * --ltl rlive0 / wlive0 / wlive1: a registered reader 0 (CPU) / the CPU writer / the GPU
+ * writer eventually enters (or, with -DTIMED, gives up); rliveg: the first GPU reader
+ * eventually enters.
+ * -DTIMED: the same with reader 0 and the CPU writer calling the timed forms (see
+ * TIMED_READER below): a give-up leaves no registration, late mark or closed gate behind,
+ * and the writer after a writer that gave up still waits for the readers late for the
+ * writer before (the reader bound).
  * Seeded bugs (each must be caught):
  *   -DBUG_ONE_LATE_COUNTER   one late counter for every writer (-DNC=2 -DNG=0): the next
  *                            writer takes a reader still late for the previous one as
@@ -97,6 +102,18 @@
  *                            them: a GPU reader reads its copy, kept and open from the
  *                            start, while a writer that has closed only the gate is inside
  *                            (assertion)
+ *   -DBUG_GIVE_UP_REOPENS_NEXT (-DTIMED) a writer that gives up reopens the gate to the next
+ *                            value, as the code did: the next close has the other parity,
+ *                            the one of the writer before, and counts a reader still late
+ *                            for that writer as late for itself; the reader waits for its
+ *                            batch too (reader bound, assertion). Shortest trace: the GPU
+ *                            writer closes gate 1 and drains; the CPU reader registers and
+ *                            reads 1; the GPU writer's section (1 for the reader), reopen;
+ *                            the CPU writer tries, closes 3, waits for the reader (not late
+ *                            for 3's parity), gives up, reopens; the GPU writer queues; the
+ *                            reader declares itself late for 1; the CPU writer closes 5
+ *                            (1's parity), finds the reader late, enters (2) and leaves the
+ *                            gate closed for the GPU writer (3): the reader enters after 3
  *   -DBUG_NO_WRITER_FENCE    (-DWEAK_MEMORY) the writer's gate store may still be buffered
  *                            when it reads the reader words (assertion)
  *   -DBUG_NO_READER_FENCE    (-DWEAK_MEMORY) the reader's gate load may pass its
@@ -146,6 +163,32 @@ bool held_stale[NR];
   :: reported == (g) -> reported = OLD \
   :: else -> skip \
   fi
+
+/* -DTIMED: reader TIMED_READER_ID and writer TIMED_WRITER_ID (default: reader 0 and the
+ * CPU writer) call the timed forms, whose deadline may pass after any poll that fails
+ * (the give-up's guard is that poll's failure), so that their runs include those of the
+ * untimed calls (a deadline that never passes). A reader:
+ * try_lock_shared() gives up at its first closed gate (deregister(side, 1)); a wait in
+ * wait_out_writers() may end by its deadline (deregister(side, 1 + late)). A writer:
+ * try_lock_for() takes the writers' lock only when no writer has queued for it (a try
+ * never queues, and the code's lock goes to a queued writer first; the code keeps a
+ * closed gate only for a writer of its side that queued, so a try never inherits one:
+ * asserted), closes the gate and waits for the drain, or gives up: reopens the gate
+ * (reopen_gate()) and releases the writers' lock, with no section. */
+#define NO_SLOT 2                             /* q: no late count taken in this call */
+/* A writer's drain check (forecast_to_drain() == 0), CPU writers through the report */
+#define WRITER_DRAINED(w, g) \
+  (DRAINED(0, g) && (((w) == 1 && DRAINED(1, g)) || ((w) == 0 && (!report_present || report_gate == (g)))))
+#if defined(TIMED)
+#ifndef TIMED_READER_ID
+#define TIMED_READER_ID 0                     /* NR or more: no timed reader */
+#endif
+#ifndef TIMED_WRITER_ID
+#define TIMED_WRITER_ID 0                     /* 2: no timed writer */
+#endif
+#define TIMED_READER(r) ((r) == TIMED_READER_ID)
+#define TIMED_WRITER(w) ((w) == TIMED_WRITER_ID)
+#endif
 
 /* the reader words: [0] CPU, [1] GPU */
 byte reg[2];
@@ -298,6 +341,7 @@ proctype reader(byte r) {
   byte g, now, q, w, hg, sv_reg, sv_l0, sv_l1;
   bool sv_p, ok, take, early, via_copy;
   byte early_gate;
+  q = NO_SLOT;
   do
   ::
 #if defined(WEAK_MEMORY) && defined(BUG_NO_READER_FENCE)
@@ -334,6 +378,12 @@ proctype reader(byte r) {
      };
      do
      :: !CLOSED(g) -> break
+#if defined(TIMED)
+     :: CLOSED(g) && TIMED_READER(r) && q == NO_SLOT ->      /* try_lock_shared(): gives up */
+        atomic { counting[r] = false; writer_sections_seen[r] = 0; reg[s]--;
+                 take = (s == 1 && ((reg[s] == 0 && present) || MIGHT_DRAIN(s))) };
+        goto reader_leaves
+#endif
      :: CLOSED(g) ->                                        /* wait_out_writers */
         q = LSLOT(g);
         atomic { add_late(s, q, 1); take = (s == 1 && reg[s] == LATE(s, q)) };
@@ -341,7 +391,20 @@ proctype reader(byte r) {
         :: take -> settle_or_leave()
         :: else -> skip
         fi;
+#if defined(TIMED)
+        if
+        :: atomic { GATE_OF(r) != g }                       /* reopened */
+        :: TIMED_READER(r) && GATE_OF(r) == g ->            /* a poll that finds it closed,
+                                                               then the deadline passes */
+           atomic {                                         /* deregister(side, 1 + late) */
+             counting[r] = false; writer_sections_seen[r] = 0; reg[s]--; add_late(s, q, -1);
+             take = (s == 1 && ((reg[s] == 0 && present) || MIGHT_DRAIN(s)))
+           };
+           goto reader_leaves
+        fi;
+#else
         atomic { GATE_OF(r) != g };                         /* wait until reopened */
+#endif
 #if defined(WEAK_MEMORY) && defined(BUG_NO_READER_FENCE)
         if
         :: atomic { early = true; early_gate = GATE_OF(r) }
@@ -380,11 +443,12 @@ proctype reader(byte r) {
      };
      atomic { assert(writers_in == 0); readers_in-- };       /* leave: deregister */
      atomic { reg[s]--; take = (s == 1 && ((reg[s] == 0 && present) || MIGHT_DRAIN(s))) };
+reader_leaves:
      if
      :: take -> settle_or_leave()
      :: else -> skip
      fi;
-     g = 0; now = 0; q = 0
+     g = 0; now = 0; q = NO_SLOT
   od
 }
 
@@ -433,7 +497,7 @@ inline buffer_gate(v) {
 
 proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
   byte g, j;
-  bool keep, drop, pass_on;
+  bool keep, drop, pass_on, trying;
 #if defined(WRITER_ROUNDS)
   byte rounds = 0;
 #endif
@@ -444,11 +508,21 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
 #else
   ::
 #endif
+#if defined(TIMED)
+     if
+     :: TIMED_WRITER(w) ->                                   /* try_lock_for(): never queues */
+        atomic { !wlock && !queued[1 - w] -> wlock = true; trying = true };
+        assert(inherited == 0)                               /* kept only for a queued writer */
+     :: else ->
+#endif
 #if BATCH > 1
      queued[w] = true;
      atomic { !wlock -> wlock = true; queued[w] = false };
 #else
      atomic { !wlock -> wlock = true };                      /* no batch: nobody looks */
+#endif
+#if defined(TIMED)
+     fi;
 #endif
      if
      :: inherited > 0 -> g = gate                            /* closed, and drained */
@@ -465,12 +539,44 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
         store_gate(g, true);
 #endif
         /* wait until drained */
+#if defined(TIMED)
+        if
+        :: atomic { WRITER_DRAINED(w, g) -> draining[w] = false }
+        :: trying && !WRITER_DRAINED(w, g) ->                /* a poll that finds readers,
+                                                                then the deadline passes */
+           atomic {
+             draining[w] = false; trying = false;
+             j = 0;
+             do
+             :: j < NR -> entries_since_close[w * NR + j] = 0; j++
+             :: else -> j = 0; break
+             od
+           };
+#if defined(BUG_GIVE_UP_REOPENS_NEXT)
+#define GIVE_UP_GATE(g) (((g) + 1) % GM)                     /* BUG: the next close changes slot */
+#else
+#define GIVE_UP_GATE(g) (((g) + 3) % GM)                     /* the next close has g's slot */
+#endif
+#if defined(WEAK_MEMORY)
+           atomic { FLUSHED(w) -> buffer_gate(GIVE_UP_GATE(g)) };   /* reopen_abandoned_gate() */
+           atomic { FLUSHED(w) -> wlock = false };
+#else
+           store_gate(GIVE_UP_GATE(g), false);               /* reopen_abandoned_gate() */
+           wlock = false;
+#endif
+           goto writer_done
+        fi
+#else
         atomic {
           DRAINED(0, g) &&
           ((w == 1 && DRAINED(1, g)) || (w == 0 && (!report_present || report_gate == g))) ->
           draining[w] = false
         }
+#endif
      fi;
+#if defined(TIMED)
+     trying = false;
+#endif
      atomic {                                                /* enter */
        assert(writers_in == 0 && readers_in == 0);
        writers_in++;
@@ -517,7 +623,9 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
         store_gate((g + 1) % GM, false);
         wlock = false
 #endif
-     fi
+     fi;
+writer_done:
+     skip
   od
 }
 
@@ -563,4 +671,5 @@ init {
 
 ltl rlive0 { [] (counting[0] -> <> !counting[0]) }
 ltl wlive0 { [] (draining[0] -> <> !draining[0]) }
+ltl wlive1 { [] (draining[1] -> <> !draining[1]) }
 ltl rliveg { [] (counting[NC] -> <> !counting[NC]) }
