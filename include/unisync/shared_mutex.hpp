@@ -41,9 +41,7 @@ struct with_cohort_pass_bound : Backoff {
  * seq_cst order, the reader sees the closed gate or the writer sees the registration).
  * Phase-fair: a reader that finds the gate closed by writer k declares itself late for k (a
  * counter per writer parity, in the reader word) and keeps its registration, so writer k
- * does not wait for it and writer k + 1 does (a writer whose try gives up reopens the gate
- * so that the next close has its parity: it stands in for the writer that gave up, and
- * still waits for readers late for writer k - 1). Writers batch: a writer that leaves while
+ * does not wait for it and writer k + 1 does. Writers batch: a writer that leaves while
  * another writer has queued behind it for the writers' lock (at system scope, one of its
  * own side, to which the cohort passes the lock) leaves the gate closed for it (at most
  * `tuning::shared_mutex_writer_batch` writers per closed gate), so the next writer skips
@@ -132,7 +130,9 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE void lock();
   /// Takes the mutex exclusively if no one holds it in either mode and no writer waits;
   /// never waits for another holder. Readers that found the gate closed meanwhile go on
-  /// after it reopens, as after a writer.
+  /// after it reopens, as after a writer. A try that gives up weakens the readers' bound
+  /// (README, Known limits: a reader may wait out one more batch, and at system scope a
+  /// GPU reader may spin once no writer comes any more).
   UNISYNC_HOST_DEVICE bool try_lock();
   /// Releases the exclusive hold. Preconditions: the calling thread holds it (debug
   /// builds check that the gate is closed and the writers' lock held). Cost: a look at
@@ -363,7 +363,6 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE cuda::std::uint64_t close_gate();
   UNISYNC_HOST_DEVICE void store_gate(cuda::std::uint64_t value);
   UNISYNC_HOST_DEVICE void reopen_gate(cuda::std::uint64_t closed_gate);
-  UNISYNC_HOST_DEVICE void reopen_abandoned_gate(cuda::std::uint64_t closed_gate);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t& inherited_writers() noexcept;
   UNISYNC_HOST_DEVICE bool inherits_closed_gate();
   UNISYNC_HOST_DEVICE bool keeps_gate_for_successor(bool next_holder_on_this_side);

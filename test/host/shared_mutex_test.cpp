@@ -165,30 +165,6 @@ TYPED_TEST(HostSharedMutex, TimedFormsGiveUpAndLeaveNoTrace)
   EXPECT_TRUE(later.returned_within());
 }
 
-TYPED_TEST(HostSharedMutex, WriterAfterAGiveUpWaitsForReadersLateForTheWriterBefore)
-{
-  // A reader late for writer 1's closed gate that has not yet seen it reopen: writer 2's
-  // close waits for it (other parity), so writer 2's try gives up. Writer 3 must wait for
-  // it as writer 2 would have, not count it late for itself because its close has writer
-  // 1's parity: the reader would then wait out writer 3's batch as well.
-  TypeParam mutex;
-  mutex.lock();
-  cuda::std::uint64_t const stand_in = access::stand_in_late_reader(mutex);
-  mutex.unlock();
-  EXPECT_FALSE(mutex.try_lock_for(5ms)) << "a writer entered while a reader it waits for was registered";
-  bool const taken = mutex.try_lock_for(5ms);
-  if (taken) mutex.unlock();
-  EXPECT_FALSE(taken) << "the writer after a give-up counted a reader late for the writer before as late for itself";
-  EXPECT_FALSE(mutex.try_lock()) << "a try entered while a reader it waits for was registered";
-  access::forget_reader(mutex, stand_in);
-  EXPECT_EQ(access::reader_words(mutex), 0u);
-  // The mutex still works both ways.
-  mutex.lock();
-  mutex.unlock();
-  mutex.lock_shared();
-  mutex.unlock_shared();
-}
-
 TEST(HostSharedMutexAcrossSides, TimedOutGpuReaderLeavesNoTrace)
 {
   unisync::shared_mutex mutex;

@@ -65,9 +65,30 @@
  * writer eventually enters (or, with -DTIMED, gives up); rliveg: the first GPU reader
  * eventually enters.
  * -DTIMED: the same with reader 0 and the CPU writer calling the timed forms (see
- * TIMED_READER below): a give-up leaves no registration, late mark or closed gate behind,
- * and the writer after a writer that gave up still waits for the readers late for the
- * writer before (the reader bound).
+ * TIMED_READER_ID below): no writer beside any holder, the writer bound, no deadlock (a
+ * give-up leaves no registration, late mark or closed gate behind). Two limits of the
+ * code's give-up, which reopens the gate to the next value as unlock() does:
+ *   reader bound (fails; -DNO_READER_BOUND leaves it out): late counts are per parity,
+ *     and a close waits for every reader not late for its parity, which moves on each
+ *     reader still late for the close before it. A writer that gives up skipped that
+ *     wait, so the next close, of the parity before, counts a reader still late for the
+ *     writer before as late for itself, and the reader waits out that batch too (3
+ *     sections with BATCH 2). Shortest trace: the GPU writer closes gate 1 and drains;
+ *     the CPU reader registers and reads 1; the GPU writer's section, reopen; the CPU
+ *     writer tries, closes 3, waits for the reader, gives up, reopens; the GPU writer
+ *     queues; the reader declares itself late for 1; the CPU writer closes 5, finds the
+ *     reader late, enters and leaves the gate closed for the GPU writer
+ *   GPU reader liveness when writers stop (--ltl rliveg -DWRITER_ROUNDS=1 fails): a GPU
+ *     reader late for a close whose next close never comes (its writer gave up, or the
+ *     one after it did) and left alone on its side holds the report's transition bit
+ *     and looks again for as long as the gate stays open with the next close of its
+ *     slot: settle_report()'s look-again rule takes that for a writer between its
+ *     copies and its gate store. -DGIVE_UP_SKIPS reopens to the value after the next
+ *     one (the next close keeps the abandoned one's parity): the reader bound then
+ *     holds, but a reader that declares itself late for the abandoned close spins the
+ *     same way, which a give-up landing between its gate load and its late declaration
+ *     is enough for. What would fix both is a look-again rule that sees a writer
+ *     between its stores (a kept copy closed ahead of the open gate), not parity.
  * Seeded bugs (each must be caught):
  *   -DBUG_ONE_LATE_COUNTER   one late counter for every writer (-DNC=2 -DNG=0): the next
  *                            writer takes a reader still late for the previous one as
@@ -102,18 +123,6 @@
  *                            them: a GPU reader reads its copy, kept and open from the
  *                            start, while a writer that has closed only the gate is inside
  *                            (assertion)
- *   -DBUG_GIVE_UP_REOPENS_NEXT (-DTIMED) a writer that gives up reopens the gate to the next
- *                            value, as the code did: the next close has the other parity,
- *                            the one of the writer before, and counts a reader still late
- *                            for that writer as late for itself; the reader waits for its
- *                            batch too (reader bound, assertion). Shortest trace: the GPU
- *                            writer closes gate 1 and drains; the CPU reader registers and
- *                            reads 1; the GPU writer's section (1 for the reader), reopen;
- *                            the CPU writer tries, closes 3, waits for the reader (not late
- *                            for 3's parity), gives up, reopens; the GPU writer queues; the
- *                            reader declares itself late for 1; the CPU writer closes 5
- *                            (1's parity), finds the reader late, enters (2) and leaves the
- *                            gate closed for the GPU writer (3): the reader enters after 3
  *   -DBUG_NO_WRITER_FENCE    (-DWEAK_MEMORY) the writer's gate store may still be buffered
  *                            when it reads the reader words (assertion)
  *   -DBUG_NO_READER_FENCE    (-DWEAK_MEMORY) the reader's gate load may pass its
@@ -426,7 +435,9 @@ proctype reader(byte r) {
        assert(writers_in == 0);
        readers_in++;
 #if !defined(WEAK_MEMORY)
+#if !defined(NO_READER_BOUND)
        assert(writer_sections_seen[r] <= BATCH);
+#endif
        w = 0;
        do
        :: w < 2 ->
@@ -552,16 +563,16 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
              :: else -> j = 0; break
              od
            };
-#if defined(BUG_GIVE_UP_REOPENS_NEXT)
-#define GIVE_UP_GATE(g) (((g) + 1) % GM)                     /* BUG: the next close changes slot */
-#else
+#if defined(GIVE_UP_SKIPS)
 #define GIVE_UP_GATE(g) (((g) + 3) % GM)                     /* the next close has g's slot */
+#else
+#define GIVE_UP_GATE(g) (((g) + 1) % GM)                     /* reopen_gate(gate), as the code */
 #endif
 #if defined(WEAK_MEMORY)
-           atomic { FLUSHED(w) -> buffer_gate(GIVE_UP_GATE(g)) };   /* reopen_abandoned_gate() */
+           atomic { FLUSHED(w) -> buffer_gate(GIVE_UP_GATE(g)) };   /* reopen_gate(gate) */
            atomic { FLUSHED(w) -> wlock = false };
 #else
-           store_gate(GIVE_UP_GATE(g), false);               /* reopen_abandoned_gate() */
+           store_gate(GIVE_UP_GATE(g), false);               /* reopen_gate(gate) */
            wlock = false;
 #endif
            goto writer_done

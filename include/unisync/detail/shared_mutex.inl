@@ -417,19 +417,6 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::reopen_gate(cuda::s
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::reopen_abandoned_gate(cuda::std::uint64_t closed_gate)
-{
-  // A close waits for every registered reader that is not late for its parity, so each
-  // reader still late for the close before it (the other parity) finds the gate changed
-  // and enters, or goes late for this one. A writer that gives up skipped that wait:
-  // reopened to closed_gate + 1, the next close would have the other parity and count a
-  // reader still late for the close before this one as late for itself, a second batch
-  // for that reader to wait out (test/models/shared_mutex.pml -DTIMED). Skipping one open
-  // and one closed value makes the next close of this one's parity instead.
-  store_gate(closed_gate + 3);
-}
-
-template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t& basic_shared_mutex<Scope, Backoff>::inherited_writers() noexcept
 {
   if constexpr (partitioned) {
@@ -512,7 +499,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock()
   if (inherits_closed_gate()) return true;
   cuda::std::uint64_t const gate = close_gate();
   if (forecast_to_drain(gate, detail::memory_order_acquire) == 0) return true;
-  reopen_abandoned_gate(gate);
+  reopen_gate(gate);
   writers_.unlock();
   return false;
 }
@@ -535,7 +522,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_within(cud
           limit, [&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); })) {
     return true;
   }
-  reopen_abandoned_gate(gate);  // gives up: the readers that found it closed go on
+  reopen_gate(gate);  // gives up: the readers that found it closed go on
   writers_.unlock();
   return false;
 }
