@@ -41,9 +41,10 @@ namespace unisync {
  * (verified with spin in test/models/cohort_mutex.pml, where the bound is tight; with
  * -DTRY for threads that mix lock() with try_lock() and try_lock_for()). A side that hands
  * over keeps its interest, so it stays announced; so does a try that announced and fails
- * with a lock() caller queued behind it: it leaves the top lock handed over to that one. A waiter that queues after its side decided to release
- * the top lock is not announced until it takes the local lock and stores its interest;
- * the other side is not held back meanwhile.
+ * with a lock() caller queued behind it: it leaves the top lock handed over to that one
+ * (whose entry fences before its loads, as after a handover). A waiter that queues after
+ * its side decided to release the top lock is not announced until it takes the local
+ * lock and stores its interest; the other side is not held back meanwhile.
  *
  * Memory ordering: everything the holder did before `unlock()` is visible to the next
  * holder after its `lock()` returns. Within a side the local ticket lock's release/acquire

@@ -386,12 +386,11 @@ TYPED_TEST(HostCohortGpuSide, FailedTryKeepsTheInterestForAThreadQueuedBehindIt)
   TypeParam lock;
   access::lock_as_gpu(lock);
   auto const patience = std::chrono::steady_clock::now() + 10s;
-  std::atomic<bool> try_done{false};
+  // The try cannot give up before its deadline: a waiter seen queued before it queued
+  // behind the try.
+  auto const try_deadline = std::chrono::steady_clock::now() + 1s;
   bool taken = true;
-  std::thread trier([&] {
-    taken = lock.try_lock_for(1s);
-    try_done = true;
-  });
+  std::thread trier([&] { taken = lock.try_lock_until(try_deadline); });
   while (!access::cpu_side_waits_for_gpu(lock) && std::chrono::steady_clock::now() < patience) {
     std::this_thread::yield();
   }
@@ -402,7 +401,7 @@ TYPED_TEST(HostCohortGpuSide, FailedTryKeepsTheInterestForAThreadQueuedBehindIt)
     lock.unlock();
   });
   while (access::tickets_taken(lock) < 2 && std::chrono::steady_clock::now() < patience) std::this_thread::yield();
-  bool const queued_behind_the_try = !try_done;
+  bool const queued_behind_the_try = std::chrono::steady_clock::now() < try_deadline;
   trier.join();
   EXPECT_FALSE(taken) << "the try took the lock the GPU side holds";
   // The waiter holds the CPU side's local lock now and waits for the top lock: on the
