@@ -27,9 +27,12 @@
  * Counters are 64-bit in the code, here modulo M (8) with the code's wrapping distance;
  * every distance stays below M / 2 with these few threads and permits. NORM_POOL and
  * NORM_LINK (below) shift the counters to a canonical offset (a symmetry reduction).
- * try_acquire and the timed acquires are not modeled (they take no ticket: a failed one
- * only stores wants, which the forwarding paths may answer with permits that then sit in
- * its side's pool, where acquires take them and steals reach them).
+ * try_acquire and the timed acquires are modeled with -DTRY (see TRY_TAKE_FREE below):
+ * they take a ticket only where it is covered, and a failed one only stores wants, which
+ * the forwarding paths may answer with permits that then sit in its side's pool, where
+ * acquires take them and steals reach them.
+ * Seeded bug (-DTRY -DBUG_TRY_TAKES_TICKET): the try takes the next ticket whether or not
+ * a permit covers it, and enters: more than N holders (assertion).
  *
  * Merged steps: the import's reads of sent_to[s], T[s], G[s] and its stores of seen[s]
  * and wants[s] are one step; so are a forwarder's reads and its compare-exchange and
@@ -209,6 +212,44 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
   ANNOUNCE(s); \
   NORM_LINK(s)
 
+/* -DTRY: try_acquire() and try_acquire_for() by the threads TRIER(id) says (default:
+   thread 0, a CPU thread), which choose at every call between acquire() and a try.
+   try_take_free(): where the pool has a free permit (granted + seen beyond taken), it
+   takes the next ticket, which is covered: one step (the code's loads, then a
+   compare-exchange that fails unless taken is what it loaded). Else the try takes the
+   import role if it is free (else it fails), imports counting itself in the wants
+   (import_for(s, 1, timed): a timed try may steal), and tries again; the untimed try
+   gives up after that one look and leaves the role without asking again (its wants stay
+   published), the timed one polls until it gives up at any moment and leaves the role as
+   a waiter does (leave_import_role(): it asks again without itself). A try gives no turn
+   away (its ticket never waits for a turn). */
+#if defined(TRY)
+#ifndef TRIER
+#define TRIER(id) ((id) == 0)
+#endif
+#if defined(BUG_TRY_TAKES_TICKET)
+#define FREE_PERMIT(s) true                                /* BUG: takes the next ticket anyway */
+#else
+#define FREE_PERMIT(s) (D((G[s] + seen[s]) % M, T[s]) > 0)
+#endif
+#define TRY_TAKE_FREE(s) \
+  atomic { \
+    if \
+    :: FREE_PERMIT(s) -> INC(T[s], 1); only_rel[s] = false; tried = true \
+    :: else -> tried = false \
+    fi \
+  }
+#define IMPORT_EXTRA(s, x) \
+  if \
+  :: D(sent_to[s], seen[s]) > 0 -> seen[s] = sent_to[s] \
+  :: else -> skip \
+  fi; \
+  u = D((T[s] + (x)) % M, (G[s] + sent_to[s]) % M); \
+  wants[s] = WANTS_OF(s, u); \
+  ANNOUNCE(s); \
+  NORM_LINK(s)
+#endif
+
 /* the poll's admission test failed */
 #define WAITS (D((G[s] + seen[s]) % M, my[id]) <= 0)
 
@@ -272,8 +313,53 @@ proctype thread(byte id) {
   bool forced;          /* ... of LONE TT */
   bool in_row;          /* its previous ticket was its side's previous one */
   bool exempt;          /* this acquire() gave its permit away once already */
+  bool tried;           /* -DTRY: the try took a permit */
   byte j;
   do
+#if defined(TRY)
+  :: TRIER(id) ->
+     TRY_TAKE_FREE(s);
+     if
+     :: tried -> goto enter                                /* try_take_free(): a free permit */
+     :: else -> skip
+     fi;
+     if
+     :: atomic { !import_role[s] -> import_role[s] = true; importing = true }  /* take_import_role */
+        do
+        :: atomic {                                        /* import_for(s, 1, timed) */
+             IMPORT_EXTRA(s, 1); steal = (u > 0); u = 0
+           }
+           if
+           :: atomic {                                     /* the timed try's steal_for(s) */
+                steal -> steal = false;
+                k = D((G[o] + sent_to[o]) % M, T[o]);
+                if
+                :: k > 0 -> INC(T[o], k); only_rel[o] = false
+                :: else -> k = 0
+                fi
+              }
+              atomic { INC(G[s], k); k = 0; NORM_POOL(s) }
+           :: atomic { steal = false }
+           fi;
+           TRY_TAKE_FREE(s);
+           if
+           :: tried -> break
+           :: !tried -> break                              /* gives up (the untimed try: at once) */
+           :: !tried -> skip                               /* the timed try polls again */
+           fi
+        od;
+        if
+        :: atomic { IMPORT(s); u = 0 }                     /* leave_import_role (timed) */
+        :: skip                                            /* try_acquire: the wants stay */
+        fi;
+        atomic { import_role[s] = false; importing = false }
+     :: atomic { import_role[s] -> skip }                  /* the role is taken: fails */
+     fi;
+     if
+     :: tried -> goto enter
+     :: else -> goto done
+     fi
+#endif
   ::
 acquire:
      atomic {                                              /* my = T[s].fetch_add(1) */
@@ -385,6 +471,8 @@ acquire:
      :: gave -> exempt = true; turn = false; goto acquire
      :: else -> exempt = false; turn = false
      fi;
+enter:
+     tried = false;
      atomic {                                              /* critical section */
        in_cs++; assert(in_cs <= N); cs[id] = true;
 #if defined(CHECK_BYPASS)
@@ -438,7 +526,9 @@ acquire:
         atomic { send_role[s] = false }
      :: atomic { !(look && D(wants[o], sent[s]) > 0 && !send_role[s]) ->
                  look = false }                            /* not looked, not wanted, role busy */
-     fi
+     fi;
+done:
+     skip
   od
 }
 
