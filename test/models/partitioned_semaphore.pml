@@ -472,7 +472,9 @@ acquire:
      :: else -> exempt = false; turn = false
      fi;
 enter:
+#if defined(TRY)
      tried = false;
+#endif
      atomic {                                              /* critical section */
        in_cs++; assert(in_cs <= N); cs[id] = true;
 #if defined(CHECK_BYPASS)
@@ -527,8 +529,10 @@ enter:
      :: atomic { !(look && D(wants[o], sent[s]) > 0 && !send_role[s]) ->
                  look = false }                            /* not looked, not wanted, role busy */
      fi;
+#if defined(TRY)
 done:
      skip
+#endif
   od
 }
 
