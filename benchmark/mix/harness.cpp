@@ -65,6 +65,7 @@ void cpu_actor_threads::abandon()
 {
   abandoned_.store(true, std::memory_order_relaxed);  // published by go's release store
   go_.store(true, std::memory_order_release);
+  runner_.join();
 }
 
 void report_operations(benchmark::State& state, std::vector<actor_result> const& cpu_actors,

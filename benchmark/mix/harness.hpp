@@ -48,8 +48,9 @@ class cpu_actor_threads {
   }
   /// Lets every actor run its body.
   void start() { go_.store(true, std::memory_order_release); }
-  /// Lets every actor leave without running its body: once the GPU actors failed, a
-  /// barrier's or latch's CPU participants would wait for their arrivals forever.
+  /// Lets every actor leave without running its body (once the GPU actors failed, a
+  /// barrier's or latch's CPU participants would wait for their arrivals forever) and
+  /// waits until they have.
   void abandon();
   /// Blocks until every actor has left.
   void join() { runner_.join(); }

@@ -248,7 +248,6 @@ void run_rounds(benchmark::State& state, mix_cell const& cell)
       cpu_actors.wait_until_ready();
       if (!gpu_ready) {
         cpu_actors.abandon();
-        cpu_actors.join();
         state.SkipWithError(detail::cuda_failure("GPU actors", control.finish()).c_str());
         return;
       }

@@ -140,7 +140,6 @@ double run_window(benchmark::State& state, window_control& control, mix_cell con
   cpu_actors.wait_until_ready();
   if (!gpu_ready) {
     cpu_actors.abandon();
-    cpu_actors.join();
     state.SkipWithError(cuda_failure("GPU actors", control.finish()).c_str());
     return 0;
   }

@@ -195,6 +195,11 @@ bool held_stale[NR];
 #ifndef TIMED_WRITER_ID
 #define TIMED_WRITER_ID 0                     /* 2: no timed writer */
 #endif
+#if defined(GIVE_UP_SKIPS)
+#define GIVE_UP_GATE(g) (((g) + 3) % GM)      /* the fix tried: the next close has g's slot */
+#else
+#define GIVE_UP_GATE(g) (((g) + 1) % GM)      /* reopen_gate(gate), as the code */
+#endif
 #define TIMED_READER(r) ((r) == TIMED_READER_ID)
 #define TIMED_WRITER(w) ((w) == TIMED_WRITER_ID)
 #endif
@@ -563,11 +568,6 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
              :: else -> j = 0; break
              od
            };
-#if defined(GIVE_UP_SKIPS)
-#define GIVE_UP_GATE(g) (((g) + 3) % GM)                     /* the next close has g's slot */
-#else
-#define GIVE_UP_GATE(g) (((g) + 1) % GM)                     /* reopen_gate(gate), as the code */
-#endif
 #if defined(WEAK_MEMORY)
            atomic { FLUSHED(w) -> buffer_gate(GIVE_UP_GATE(g)) };   /* reopen_gate(gate) */
            atomic { FLUSHED(w) -> wlock = false };
@@ -578,11 +578,7 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
            goto writer_done
         fi
 #else
-        atomic {
-          DRAINED(0, g) &&
-          ((w == 1 && DRAINED(1, g)) || (w == 0 && (!report_present || report_gate == g))) ->
-          draining[w] = false
-        }
+        atomic { WRITER_DRAINED(w, g) -> draining[w] = false }
 #endif
      fi;
 #if defined(TIMED)
