@@ -41,7 +41,9 @@ struct with_cohort_pass_bound : Backoff {
  * seq_cst order, the reader sees the closed gate or the writer sees the registration).
  * Phase-fair: a reader that finds the gate closed by writer k declares itself late for k (a
  * counter per writer parity, in the reader word) and keeps its registration, so writer k
- * does not wait for it and writer k + 1 does. Writers batch: a writer that leaves while
+ * does not wait for it and writer k + 1 does (a writer whose try gives up reopens the gate
+ * so that the next close has its parity: it stands in for the writer that gave up, and
+ * still waits for readers late for writer k - 1). Writers batch: a writer that leaves while
  * another writer has queued behind it for the writers' lock (at system scope, one of its
  * own side, to which the cohort passes the lock) leaves the gate closed for it (at most
  * `tuning::shared_mutex_writer_batch` writers per closed gate), so the next writer skips
@@ -68,8 +70,9 @@ struct with_cohort_pass_bound : Backoff {
  * need into a host-resident report, by stores only: "GPU readers present", published before
  * any GPU reader looks at the gate and withdrawn when the last one leaves, and "drained for
  * the writer that closed gate g", stored by the GPU reader whose exit (or late declaration)
- * left only late readers (late for a copy whose writer has not stored the gate yet: that
- * thread waits for the gate, a few stores away). One GPU thread at a time writes the report
+ * left only late readers (late for a copy whose writer has not stored the gate yet, which
+ * the first copy, closed one ahead of the open gate, shows: that thread waits for the gate,
+ * a few stores away). One GPU thread at a time writes the report
  * (a transition bit in the GPU word); whoever finds the bit taken leaves the work to its
  * holder, which looks again before it lets go. Any other scope (`thread_scope_device`, GPU threads only) keeps
  * everything in one memory and spreads readers over `tuning::shared_mutex_reader_stripes`
@@ -130,9 +133,7 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE void lock();
   /// Takes the mutex exclusively if no one holds it in either mode and no writer waits;
   /// never waits for another holder. Readers that found the gate closed meanwhile go on
-  /// after it reopens, as after a writer. A try that gives up weakens the readers' bound
-  /// (README, Known limits: a reader may wait out one more batch, and at system scope a
-  /// GPU reader may spin once no writer comes any more).
+  /// after it reopens, as after a writer.
   UNISYNC_HOST_DEVICE bool try_lock();
   /// Releases the exclusive hold. Preconditions: the calling thread holds it (debug
   /// builds check that the gate is closed and the writers' lock held). Cost: a look at
@@ -295,9 +296,9 @@ class basic_shared_mutex {
   };
   /// The words that cross the link, on host pages (system scope).
   struct alignas(detail::page_size) link_part {
-    // Odd: closed by a writer; even: open. Each writer adds 1 to close and 1 to reopen, so a
-    // value names the writer that closed it. Written by the writers' lock holder only; read
-    // by CPU readers, writers and the GPU's report holder.
+    // Odd: closed by a writer; even: open. A writer adds 1 to close and 1 to reopen (3 when
+    // it gives up), so a value names the close; it only grows. Written by the writers' lock
+    // holder only; read by CPU readers, writers and the GPU's report holder.
     alignas(detail::cache_line_size) cuda::std::uint64_t gate = 0;
     // The GPU's report (layout above). Written by the GPU thread holding the transition bit.
     alignas(detail::cache_line_size) cuda::std::uint64_t gpu_report = 0;
@@ -358,11 +359,13 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE void await_presence(cuda::std::uint64_t word);
   UNISYNC_HOST_DEVICE void settle_or_leave();
   UNISYNC_HOST_DEVICE void settle_report();
+  UNISYNC_HOST_DEVICE bool closing_copies_ahead_of(cuda::std::uint64_t open_gate);
 
   // Writers.
   UNISYNC_HOST_DEVICE cuda::std::uint64_t close_gate();
   UNISYNC_HOST_DEVICE void store_gate(cuda::std::uint64_t value);
   UNISYNC_HOST_DEVICE void reopen_gate(cuda::std::uint64_t closed_gate);
+  UNISYNC_HOST_DEVICE void reopen_abandoned_gate(cuda::std::uint64_t closed_gate);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t& inherited_writers() noexcept;
   UNISYNC_HOST_DEVICE bool inherits_closed_gate();
   UNISYNC_HOST_DEVICE bool keeps_gate_for_successor(bool next_holder_on_this_side);

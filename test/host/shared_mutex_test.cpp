@@ -165,6 +165,30 @@ TYPED_TEST(HostSharedMutex, TimedFormsGiveUpAndLeaveNoTrace)
   EXPECT_TRUE(later.returned_within());
 }
 
+TYPED_TEST(HostSharedMutex, WriterAfterAGiveUpWaitsForReadersLateForTheWriterBefore)
+{
+  // A reader late for writer 1's closed gate that has not yet seen it reopen: writer 2's
+  // close waits for it (other parity), so writer 2's try gives up. Writer 3 must wait for
+  // it as writer 2 would have, not count it late for itself because its close has writer
+  // 1's parity: the reader would then wait out writer 3's batch as well.
+  TypeParam mutex;
+  mutex.lock();
+  cuda::std::uint64_t const stand_in = access::stand_in_late_reader(mutex);
+  mutex.unlock();
+  EXPECT_FALSE(mutex.try_lock_for(5ms)) << "a writer entered while a reader it waits for was registered";
+  bool const taken = mutex.try_lock_for(5ms);
+  if (taken) mutex.unlock();
+  EXPECT_FALSE(taken) << "the writer after a give-up counted a reader late for the writer before as late for itself";
+  EXPECT_FALSE(mutex.try_lock()) << "a try entered while a reader it waits for was registered";
+  access::forget_reader(mutex, stand_in);
+  EXPECT_EQ(access::reader_words(mutex), 0u);
+  // The mutex still works both ways.
+  mutex.lock();
+  mutex.unlock();
+  mutex.lock_shared();
+  mutex.unlock_shared();
+}
+
 TEST(HostSharedMutexAcrossSides, TimedOutGpuReaderLeavesNoTrace)
 {
   unisync::shared_mutex mutex;
@@ -236,6 +260,32 @@ TEST(HostSharedMutexAcrossSides, GpuReaderLateForACopyIsReportedDrainedOnceTheGa
   reader.join();
   EXPECT_TRUE(entered.load());
   EXPECT_EQ(access::reader_words(mutex), 0u);
+}
+
+// A GPU reader late for a close whose writer gave up, alone on its side, holds the report
+// while only late readers are left. The open gate after a give-up has a next close of the
+// abandoned one's parity: the report holder must not take that for a writer between its
+// copies and its gate store, or it looks again for good once no writer comes any more and
+// never gets back to its own wait. Here the reader reads its copy closed (1) while the gate
+// already reads 4 (the writer closed 1, gave up and reopened), then finds its copy reopened
+// too.
+TEST(HostSharedMutexAcrossSides, GpuReaderLateForAnAbandonedCloseEntersOnceWritersStop)
+{
+  auto const mutex = std::make_shared<unisync::shared_mutex>();  // outlives a reader that hangs
+  access::store_reader_gates(*mutex, 1);
+  access::store_gate(*mutex, 4);
+  auto const entered = std::make_shared<std::atomic<bool>>(false);
+  unisync::test::bounded_thread reader([mutex, entered] {
+    access::lock_shared_as(*mutex, side::gpu);
+    entered->store(true);
+    access::unlock_shared_as(*mutex, side::gpu);
+  });
+  ASSERT_TRUE(unisync::test::eventually([&] { return access::late_readers(*mutex) == 1; }));
+  access::store_reader_gates(*mutex, 4);
+  ASSERT_TRUE(reader.returned_within()) << "the late GPU reader kept looking at the report and never saw its copy reopen";
+  EXPECT_TRUE(entered->load());
+  EXPECT_EQ(access::reader_words(*mutex), 0u);
+  EXPECT_FALSE(access::gpu_reported_present(*mutex));
 }
 
 // Readers are not starved by writers, and writers queued behind a writer share its closed

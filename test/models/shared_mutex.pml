@@ -14,8 +14,9 @@
  *                       present set, or only late readers are left (might_drain)
  *   settle_report       the loop of settle_report(): publish, withdraw, report drained(g)
  *                       after a gate load validated by a no-op exchange (look again while
- *                       only late readers are left and the gate is open), release the bit
- *                       with an exchange that fails on any change
+ *                       only late readers are left, the gate is open and the first copy
+ *                       already closed one ahead of it), release the bit with an exchange
+ *                       that fails on any change
  *   lock (writer)       writers' lock; if the previous writer left the gate closed for
  *                       it (inherited), in at once; else store_gate(gate + 1): each GPU
  *                       reader's copy of the gate, then the gate; fence; wait until every
@@ -65,30 +66,13 @@
  * writer eventually enters (or, with -DTIMED, gives up); rliveg: the first GPU reader
  * eventually enters.
  * -DTIMED: the same with reader 0 and the CPU writer calling the timed forms (see
- * TIMED_READER_ID below): no writer beside any holder, the writer bound, no deadlock (a
- * give-up leaves no registration, late mark or closed gate behind). Two limits of the
- * code's give-up, which reopens the gate to the next value as unlock() does:
- *   reader bound (fails; -DNO_READER_BOUND leaves it out): late counts are per parity,
- *     and a close waits for every reader not late for its parity, which moves on each
- *     reader still late for the close before it. A writer that gives up skipped that
- *     wait, so the next close, of the parity before, counts a reader still late for the
- *     writer before as late for itself, and the reader waits out that batch too (3
- *     sections with BATCH 2). Shortest trace: the GPU writer closes gate 1 and drains;
- *     the CPU reader registers and reads 1; the GPU writer's section, reopen; the CPU
- *     writer tries, closes 3, waits for the reader, gives up, reopens; the GPU writer
- *     queues; the reader declares itself late for 1; the CPU writer closes 5, finds the
- *     reader late, enters and leaves the gate closed for the GPU writer
- *   GPU reader liveness when writers stop (--ltl rliveg -DWRITER_ROUNDS=1 fails): a GPU
- *     reader late for a close whose next close never comes (its writer gave up, or the
- *     one after it did) and left alone on its side holds the report's transition bit
- *     and looks again for as long as the gate stays open with the next close of its
- *     slot: settle_report()'s look-again rule takes that for a writer between its
- *     copies and its gate store. -DGIVE_UP_SKIPS reopens to the value after the next
- *     one (the next close keeps the abandoned one's parity): the reader bound then
- *     holds, but a reader that declares itself late for the abandoned close spins the
- *     same way, which a give-up landing between its gate load and its late declaration
- *     is enough for. What would fix both is a look-again rule that sees a writer
- *     between its stores (a kept copy closed ahead of the open gate), not parity.
+ * TIMED_READER_ID below): no writer beside any holder, both bounds, no deadlock (a give-up
+ * leaves no registration, late mark or closed gate behind), and with writers that stop a
+ * GPU reader still enters (rliveg). A writer that gives up reopens the gate to the value
+ * after the next (reopen_abandoned_gate()), so that the next close has the abandoned one's
+ * parity and waits, as it would have, for readers still late for the writer before it.
+ * One limit (--ltl wlive1 fails): try_lock_shared() calls failing back to back register
+ * for an instant each and can keep a waiting writer from ever seeing its readers drained.
  * Seeded bugs (each must be caught):
  *   -DBUG_ONE_LATE_COUNTER   one late counter for every writer (-DNC=2 -DNG=0): the next
  *                            writer takes a reader still late for the previous one as
@@ -109,6 +93,17 @@
  *                            reopened (it registered after the writer's drain check) spins
  *                            in its own report until another writer comes (--ltl rliveg
  *                            with -DWRITER_ROUNDS=1: a cycle)
+ *   -DBUG_LOOK_AGAIN_BY_PARITY the report holder looks again whenever only late readers
+ *                            are left, the gate is open and its next close has their slot,
+ *                            without the first copy closed ahead of it: after a give-up a
+ *                            GPU reader late for the close before (or for the abandoned
+ *                            one) spins in its own report once writers stop (-DTIMED
+ *                            --ltl rliveg -DWRITER_ROUNDS=1: a cycle)
+ *   -DBUG_GIVE_UP_REOPENS_NEXT (-DTIMED) a writer that gives up reopens to the next value,
+ *                            as unlock() does: the next close has the other parity and
+ *                            counts a reader still late for the writer before the one that
+ *                            gave up as late for itself; the reader waits out that batch
+ *                            too (reader bound, assertion)
  *   -DBUG_GATE_BEFORE_COPIES the writer stores the gate before the GPU readers' copies: the
  *                            report holder reads the closed gate and reports the GPU side
  *                            drained while a GPU reader still finds its copy open and enters
@@ -183,7 +178,8 @@ bool held_stale[NR];
  * never queues, and the code's lock goes to a queued writer first; the code keeps a
  * closed gate only for a writer of its side that queued, so a try never inherits one:
  * asserted), closes the gate and waits for the drain, or gives up: reopens the gate
- * (reopen_gate()) and releases the writers' lock, with no section. */
+ * (reopen_abandoned_gate(), GIVE_UP_GATE) and releases the writers' lock, with no
+ * section. */
 #define NO_SLOT 2                             /* q: no late count taken in this call */
 /* A writer's drain check (forecast_to_drain() == 0), CPU writers through the report */
 #define WRITER_DRAINED(w, g) \
@@ -195,10 +191,10 @@ bool held_stale[NR];
 #ifndef TIMED_WRITER_ID
 #define TIMED_WRITER_ID 0                     /* 2: no timed writer */
 #endif
-#if defined(GIVE_UP_SKIPS)
-#define GIVE_UP_GATE(g) (((g) + 3) % GM)      /* the fix tried: the next close has g's slot */
+#if defined(BUG_GIVE_UP_REOPENS_NEXT)
+#define GIVE_UP_GATE(g) (((g) + 1) % GM)      /* reopen_gate(gate), as unlock() */
 #else
-#define GIVE_UP_GATE(g) (((g) + 1) % GM)      /* reopen_gate(gate), as the code */
+#define GIVE_UP_GATE(g) (((g) + 3) % GM)      /* reopen_abandoned_gate(gate): g's slot next */
 #endif
 #define TIMED_READER(r) ((r) == TIMED_READER_ID)
 #define TIMED_WRITER(w) ((w) == TIMED_WRITER_ID)
@@ -306,10 +302,16 @@ inline settle() {
               fi
 #if defined(BUG_LOOK_AGAIN_ALWAYS)
            :: !CLOSED(hg) -> ok = true
-#elif !defined(BUG_LEAVE_OPEN_GATE)
-           /* the next close is of the late readers' slot: its writer is between its copies
-            * and the gate; else they are late for a writer that has reopened */
+#elif defined(BUG_LOOK_AGAIN_BY_PARITY)
+           /* the old rule: the next close alone, inferred from the gate's parity */
            :: !CLOSED(hg) && SLOT((hg + 1) % GM) == (sv_l0 > 0 -> 0 : 1) -> ok = true
+#elif !defined(BUG_LEAVE_OPEN_GATE)
+           /* a kept copy (the first, which its writer stores first) already closed one
+            * ahead of the open gate, for the late readers' slot: its writer is between its
+            * copies and the gate; else they are late for a writer that has reopened or
+            * given up */
+           :: !CLOSED(hg) && SLOT((hg + 1) % GM) == (sv_l0 > 0 -> 0 : 1) ->
+              atomic { ok = (copy[0] == (hg + 1) % GM + KEPT) }
 #endif
            :: else -> skip
            fi
@@ -440,9 +442,7 @@ proctype reader(byte r) {
        assert(writers_in == 0);
        readers_in++;
 #if !defined(WEAK_MEMORY)
-#if !defined(NO_READER_BOUND)
        assert(writer_sections_seen[r] <= BATCH);
-#endif
        w = 0;
        do
        :: w < 2 ->
@@ -569,10 +569,10 @@ proctype writer(byte w) {               /* w = 0: CPU, 1: GPU */
              od
            };
 #if defined(WEAK_MEMORY)
-           atomic { FLUSHED(w) -> buffer_gate(GIVE_UP_GATE(g)) };   /* reopen_gate(gate) */
+           atomic { FLUSHED(w) -> buffer_gate(GIVE_UP_GATE(g)) };   /* reopen_abandoned_gate() */
            atomic { FLUSHED(w) -> wlock = false };
 #else
-           store_gate(GIVE_UP_GATE(g), false);               /* reopen_gate(gate) */
+           store_gate(GIVE_UP_GATE(g), false);               /* reopen_abandoned_gate() */
            wlock = false;
 #endif
            goto writer_done
@@ -637,8 +637,10 @@ writer_done:
 }
 
 #if defined(WEAK_MEMORY)
-/* The gate only after every copy of its writer (its release store orders them); the
- * copies in any order. */
+/* The gate only after every copy of its writer (its release store orders them). The GPU
+ * writer's copies in any order (one release fence, then relaxed stores); the CPU writer's
+ * in index order (each a release store: a thread that acquires a later copy, or a word a
+ * reader of it wrote next, as the report holder does, then sees the earlier ones). */
 #define NO_COPY_PENDING(w) (!copy_pending[(w) * NCOPY] && (NCOPY < 2 || !copy_pending[(w) * NCOPY + NCOPY - 1]))
 proctype flusher() {
 end:
@@ -648,7 +650,7 @@ end:
   :: atomic { copy_pending[0] -> copy[0] = copy_buffered[0]; copy_pending[0] = false }
   :: atomic { copy_pending[NCOPY] -> copy[0] = copy_buffered[1]; copy_pending[NCOPY] = false }
 #if NG > 1
-  :: atomic { copy_pending[1] -> copy[1] = copy_buffered[0]; copy_pending[1] = false }
+  :: atomic { copy_pending[1] && !copy_pending[0] -> copy[1] = copy_buffered[0]; copy_pending[1] = false }
   :: atomic { copy_pending[NCOPY + 1] -> copy[1] = copy_buffered[1]; copy_pending[NCOPY + 1] = false }
 #endif
   od

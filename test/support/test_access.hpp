@@ -434,6 +434,24 @@ struct test_access {
       return all;
     }
   }
+  /// Registers a CPU reader that found the gate closed, declared itself late for the
+  /// writer that closed it, and has not yet seen it reopen (a stand-in: no thread runs it).
+  /// Returns the units added, which forget_reader() takes away.
+  template <cuda::thread_scope Scope, class Backoff>
+  static cuda::std::uint64_t stand_in_late_reader(basic_shared_mutex<Scope, Backoff>& mutex)
+  {
+    using mutex_type = basic_shared_mutex<Scope, Backoff>;
+    cuda::std::uint64_t const gate = atomic_at<Scope>(mutex.gate_word()).load(memory_order_acquire);
+    cuda::std::uint64_t const units = 1 + mutex_type::late_unit(mutex_type::late_slot(gate));
+    atomic_at<Scope>(mutex.reader_word(mutex_type::side_kind::cpu)).fetch_add(units, memory_order_acq_rel);
+    return units;
+  }
+  template <cuda::thread_scope Scope, class Backoff>
+  static void forget_reader(basic_shared_mutex<Scope, Backoff>& mutex, cuda::std::uint64_t units)
+  {
+    using mutex_type = basic_shared_mutex<Scope, Backoff>;
+    atomic_at<Scope>(mutex.reader_word(mutex_type::side_kind::cpu)).fetch_sub(units, memory_order_acq_rel);
+  }
   /// Readers late for a writer, over every reader word.
   template <cuda::thread_scope Scope, class Backoff>
   static cuda::std::uint32_t late_readers(basic_shared_mutex<Scope, Backoff>& mutex)

@@ -43,7 +43,8 @@ UNISYNC_HOST_DEVICE inline bool running_on_device() noexcept
 /// (H100, 132 GPU writers storing copies to host lines: 12.9 us to reopen with 16 release
 /// stores, 2.9 us with one fence and 128 relaxed stores). The host stores each with
 /// release, which on x86-64 is a plain store, and which ThreadSanitizer sees (it does not
-/// model fences).
+/// model fences); a thread that acquires one of the host's copies also sees every copy
+/// stored before it, which shared_mutex's report relies on (closing_copies_ahead_of()).
 template <cuda::thread_scope Scope>
 UNISYNC_HOST_DEVICE inline cuda::std::memory_order begin_released_stores() noexcept
 {

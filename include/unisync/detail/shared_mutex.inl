@@ -48,9 +48,10 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE constexpr cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::late_slot(
     cuda::std::uint64_t gate) noexcept
 {
-  // Closed gate 2k - 1 is writer k's: readers late for it count in slot k mod 2, so that
-  // readers still late for writer k (not yet back from their wait) are not taken for late
-  // by writer k + 1, which must wait for them.
+  // Closed gate 2k - 1 is the k-th close: readers late for it count in slot k mod 2, so that
+  // readers still late for it (not yet back from their wait) are not taken for late by the
+  // next close, which must wait for them (a writer that gives up skips a close: see
+  // reopen_abandoned_gate()).
   return static_cast<cuda::std::uint32_t>((gate + 1) >> 1) & 1u;
 }
 
@@ -345,12 +346,14 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::settle_report()
           continue;
         }
         cuda::std::uint32_t const late_for = late(value, 0) != 0 ? 0u : 1u;  // might_drain: one slot
-        if (!closed(gate) && late_slot(gate + 1) == late_for) {
-          // Only late readers, and the gate open before a close of their slot: their writer
-          // has stored their copies and not yet the gate, a few stores away. Look again
-          // rather than let go: no one else would report them drained. (Late readers of the
-          // other slot were late for the writer that reopened this gate: they will see their
-          // copies reopened, and need no report.)
+        if (!closed(gate) && late_slot(gate + 1) == late_for && closing_copies_ahead_of(gate)) {
+          // Only late readers, the gate open, and the first copy already closed by the next
+          // writer, for their slot: they may have read their copies closed, and the writer
+          // has not stored the gate yet, a few stores away. Look again rather than let go:
+          // no one else would report them drained. Otherwise they are late for a writer
+          // that has reopened (or given up), will find their copies changed, and need no
+          // report: the gate's parity alone would have looked again for good after a
+          // give-up, once no writer came any more (test/models/shared_mutex.pml -DTIMED).
           Backoff backoff;
           backoff.pause(Backoff::tuning::link_handoff_ns);
           value = word.load(memory_order_acquire);
@@ -361,6 +364,23 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::settle_report()
         return;
       }
     }
+  }
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::closing_copies_ahead_of(cuda::std::uint64_t open_gate)
+{
+  if constexpr (partitioned) {
+    // The first copy is the one a writer stores first. A CPU writer releases each copy in
+    // turn, so a GPU reader that acquired a later copy closed, then wrote the GPU word this
+    // thread acquired, has the first copy's store ordered before this load. (A GPU writer's
+    // copies are ordered by one fence only, but a GPU writer reads the GPU word itself and
+    // waits for no report.)
+    cuda::std::uint64_t const first =
+        detail::atomic_at<cuda::thread_scope_system>(state_.link.reader_gates[0].word).load(detail::memory_order_acquire);
+    return first == ((open_gate + 1) | kept_copy);
+  } else {
+    return false;
   }
 }
 
@@ -392,11 +412,13 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::store_gate(cuda::st
     // gate; the request is never withdrawn, so from the first writer that keeps them on,
     // every writer does: the writers' lock orders their loads of it). Without a request,
     // a writer that finds them still kept from the start (only writers write them: the
-    // lock orders this load too) drops them, once. First the copies, each released (a
-    // reader that acquires a copy synchronizes with it; on the GPU by one fence for all of
-    // them, see begin_released_stores); then the gate, released after them, so that the
-    // GPU's report holder, which acquires the gate, orders every later GPU registration
-    // after the copies too (see settle_report).
+    // lock orders this load too) drops them, once. First the copies, in index order, each
+    // released (a reader that acquires a copy synchronizes with it; on the GPU by one
+    // fence for all of them, see begin_released_stores): the GPU's report holder reads the
+    // first to tell a writer between its copies and its gate (closing_copies_ahead_of()).
+    // Then the gate, released after them, so that the GPU's report holder, which acquires
+    // the gate, orders every later GPU registration after the copies too (see
+    // settle_report).
     bool const keep = detail::atomic_at<Scope>(state_.link.copies_wanted).load(detail::memory_order_relaxed) != 0;
     if (keep || (detail::atomic_at<Scope>(state_.link.reader_gates[0].word).load(detail::memory_order_relaxed) &
                  kept_copy) != 0) {
@@ -414,6 +436,19 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::reopen_gate(cuda::std::uint64_t closed_gate)
 {
   store_gate(closed_gate + 1);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::reopen_abandoned_gate(cuda::std::uint64_t closed_gate)
+{
+  // A close waits for every registered reader that is not late for its parity, so each
+  // reader still late for the close before it (the other parity) finds the gate changed
+  // and enters, or goes late for this one. A writer that gives up skipped that wait:
+  // reopened to closed_gate + 1, the next close would have the other parity and count a
+  // reader still late for the close before this one as late for itself, a second batch
+  // for that reader to wait out (test/models/shared_mutex.pml -DTIMED). Skipping one open
+  // and one closed value makes the next close of this one's parity instead.
+  store_gate(closed_gate + 3);
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -499,7 +534,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock()
   if (inherits_closed_gate()) return true;
   cuda::std::uint64_t const gate = close_gate();
   if (forecast_to_drain(gate, detail::memory_order_acquire) == 0) return true;
-  reopen_gate(gate);
+  reopen_abandoned_gate(gate);
   writers_.unlock();
   return false;
 }
@@ -522,7 +557,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_within(cud
           limit, [&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); })) {
     return true;
   }
-  reopen_gate(gate);  // gives up: the readers that found it closed go on
+  reopen_abandoned_gate(gate);  // gives up: the readers that found it closed go on
   writers_.unlock();
   return false;
 }
