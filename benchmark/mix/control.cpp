@@ -95,6 +95,14 @@ void window_control::signal_stop()
   if (with_gpu_) write_word(&device_words_->stop, 1);
 }
 
+std::string window_control::kernel_failure() const
+{
+  if (!with_gpu_) return {};
+  cudaError_t const status = cudaStreamQuery(kernel_stream_);
+  if (status == cudaSuccess || status == cudaErrorNotReady) return {};
+  return std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")";
+}
+
 cudaError_t window_control::finish()
 {
   if (!with_gpu_) return cudaSuccess;

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 
 namespace unisync::bench {
 
@@ -53,6 +54,9 @@ class window_control {
   void signal_stop();
   /// Waits for the persistent kernel; returns its status.
   cudaError_t finish();
+  /// Never waits: how the persistent kernel failed, or an empty string while it runs or
+  /// after it finished well (a gpu_failure_probe for the CPU actors' join).
+  [[nodiscard]] std::string kernel_failure() const;
 
  private:
   void write_word(unsigned* word, unsigned value);

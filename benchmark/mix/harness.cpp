@@ -4,6 +4,9 @@
 #include <unisync/topology.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <thread>
 #include <utility>
@@ -45,11 +48,13 @@ void run_cpu_actors(unsigned threads, std::atomic<unsigned>& ready, std::atomic<
 
 }  // namespace
 
-cpu_actor_threads::cpu_actor_threads(unsigned threads, std::function<void(unsigned)> body)
-    : threads_(threads), body_(std::move(body)), runner_([this] {
+cpu_actor_threads::cpu_actor_threads(unsigned threads, std::function<void(unsigned)> body,
+                                     gpu_failure_probe gpu_failed)
+    : threads_(threads), body_(std::move(body)), gpu_failed_(std::move(gpu_failed)), runner_([this] {
         run_cpu_actors(threads_, ready_, go_, [this](unsigned actor) {
           // Read once per actor, before its body's loop; go's release and acquire order it.
           if (!abandoned_.load(std::memory_order_relaxed)) body_(actor);
+          actor_left();
         });
       })
 {
@@ -58,13 +63,49 @@ cpu_actor_threads::cpu_actor_threads(unsigned threads, std::function<void(unsign
 cpu_actor_threads::~cpu_actor_threads()
 {
   if (!go_.load(std::memory_order_relaxed)) abandon();  // go is written by the owner alone
-  if (runner_.joinable()) runner_.join();
+  if (runner_.joinable()) join();
 }
 
 void cpu_actor_threads::abandon()
 {
   abandoned_.store(true, std::memory_order_relaxed);  // published by go's release store
   go_.store(true, std::memory_order_release);
+  runner_.join();
+}
+
+void cpu_actor_threads::actor_left()
+{
+  std::lock_guard<std::mutex> const hold(left_mutex_);
+  if (++left_ == threads_) all_left_.notify_one();
+}
+
+void cpu_actor_threads::join()
+{
+  // Looks at the GPU between waits short enough to catch a failure soon, and long enough
+  // to cost the window nothing (the last actor's notification ends the wait at once).
+  constexpr std::chrono::milliseconds poll{10};
+  constexpr std::chrono::seconds grace{2};  // for actors that wait for no GPU actor
+  std::string failure;
+  auto failed_at = std::chrono::steady_clock::time_point{};
+  std::unique_lock<std::mutex> hold(left_mutex_);
+  while (!all_left_.wait_for(hold, poll, [this] { return left_ == threads_; })) {
+    if (!gpu_failed_) continue;
+    if (failure.empty()) {
+      hold.unlock();  // actors that leave meanwhile need not wait for the probe
+      failure = gpu_failed_();
+      failed_at = std::chrono::steady_clock::now();
+      hold.lock();
+    } else if (std::chrono::steady_clock::now() - failed_at > grace) {
+      std::fprintf(stderr,
+                   "unisync_contention: the GPU actors failed during the window (%s) and %u of %u CPU actors "
+                   "still wait for them; nothing can release them, and the CUDA context is unusable for the "
+                   "cases after this one: exiting\n",
+                   failure.c_str(), threads_ - left_, threads_);
+      std::fflush(nullptr);
+      std::_Exit(EXIT_FAILURE);
+    }
+  }
+  hold.unlock();
   runner_.join();
 }
 

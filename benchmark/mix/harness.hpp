@@ -7,8 +7,11 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -28,15 +31,24 @@ struct run_settings {
 
 run_settings& settings();
 
+/// Describes how the GPU actors of a window failed, or returns an empty string while they
+/// run or after they finished well.
+using gpu_failure_probe = std::function<std::string()>;
+
 /// A window's CPU actors: `threads` threads pinned near the GPU, which a thread of their
 /// own starts and joins. Each signals ready, then waits until `start()` lets it run
 /// `body(actor)` or `abandon()` lets it leave without running it. Destruction abandons
 /// actors not yet started and joins them, so that a failure thrown before the start (a
 /// CUDA call of the window's signalling) neither waits forever nor destroys a joinable
 /// std::thread (std::terminate); actors already started must have been told to stop.
+/// Joining started actors watches `gpu_failed`: once the GPU actors have failed, actors
+/// still waiting for them (a barrier's or a latch's participants, a lock's waiters behind
+/// a GPU holder) can never be released, so after a grace period the process exits with a
+/// message rather than hang (a failed kernel also leaves the CUDA context unusable for
+/// every later case).
 class cpu_actor_threads {
  public:
-  cpu_actor_threads(unsigned threads, std::function<void(unsigned)> body);
+  cpu_actor_threads(unsigned threads, std::function<void(unsigned)> body, gpu_failure_probe gpu_failed = {});
   ~cpu_actor_threads();
   cpu_actor_threads(cpu_actor_threads const&) = delete;
   cpu_actor_threads& operator=(cpu_actor_threads const&) = delete;
@@ -52,15 +64,22 @@ class cpu_actor_threads {
   /// barrier's or latch's CPU participants would wait for their arrivals forever) and
   /// waits until they have.
   void abandon();
-  /// Blocks until every actor has left.
-  void join() { runner_.join(); }
+  /// Blocks until every actor has left; exits the process if the GPU actors failed and
+  /// some still wait for them (see the class).
+  void join();
 
  private:
+  void actor_left();
+
   unsigned threads_;
   std::function<void(unsigned)> body_;
+  gpu_failure_probe gpu_failed_;
   std::atomic<unsigned> ready_{0};
   std::atomic<bool> go_{false};
   std::atomic<bool> abandoned_{false};
+  std::mutex left_mutex_;
+  std::condition_variable all_left_;
+  unsigned left_ = 0;  // guarded by left_mutex_
   std::thread runner_;  // last: its actors use every member above
 };
 

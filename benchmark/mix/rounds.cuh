@@ -243,7 +243,7 @@ void run_rounds(benchmark::State& state, mix_cell const& cell)
             if (stamped) stamps.cpu(actor, round).released_ns = gpu_clock::gpu_clock_ns(host_to_gpu_ns);
           }
         }
-      });
+      }, [&control] { return control.kernel_failure(); });
       bool const gpu_ready = !cell.has_gpu() || control.wait_for_gpu_actors(cell.gpu_blocks);
       cpu_actors.wait_until_ready();
       if (!gpu_ready) {

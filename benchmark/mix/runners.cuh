@@ -135,7 +135,7 @@ double run_window(benchmark::State& state, window_control& control, mix_cell con
       return 0;
     }
   }
-  cpu_actor_threads cpu_actors(cell.cpu_threads, cpu_body);
+  cpu_actor_threads cpu_actors(cell.cpu_threads, cpu_body, [&control] { return control.kernel_failure(); });
   bool const gpu_ready = !cell.has_gpu() || control.wait_for_gpu_actors(plan.gpu_ready_signals);
   cpu_actors.wait_until_ready();
   if (!gpu_ready) {
