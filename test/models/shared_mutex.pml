@@ -71,7 +71,12 @@
  * GPU reader still enters (rliveg). A writer that gives up reopens the gate to the value
  * after the next (reopen_abandoned_gate()), so that the next close has the abandoned one's
  * parity and waits, as it would have, for readers still late for the writer before it.
- * One limit (--ltl wlive1 fails): try_lock_shared() calls failing back to back register
+ * -DTIMED_WRITER_ID=1: the GPU writer is the timed one. Give-ups let the gate move on past
+ * a late reader (the next close need not wait for it), so the model's gate, modulo GM,
+ * can wrap back to the value a slow reader waits on, which then never sees it change; the
+ * code's 64-bit gate never repeats a value. The liveness search with the GPU writer
+ * timed takes -DGM=8; two give-ups in a row wrap even that (--ltl wlive0 fails so, not
+ * checked). One limit (--ltl wlive1 fails): try_lock_shared() calls failing back to back register
  * for an instant each and can keep a waiting writer from ever seeing its readers drained.
  * Seeded bugs (each must be caught):
  *   -DBUG_ONE_LATE_COUNTER   one late counter for every writer (-DNC=2 -DNG=0): the next
