@@ -75,9 +75,8 @@ void declare_solver_cases(case_set set)
       // The block count the persistent kernels use is a property of the grid, reported as
       // a counter; the name keeps the schema's gpu field at the block shape.
       std::string const name = "application/workload:solver/impl:" + std::string(jacobi::name_of(chosen)) +
-                                "/size:" + std::to_string(n) + "/iterations:" + std::to_string(solver_iterations) +
-                                "/place:device/cpu:0/gpu:0x" +
-                                std::to_string(jacobi::solver::threads_per_block(chosen));
+                               "/size:" + std::to_string(n) + "/iterations:" + std::to_string(solver_iterations) +
+                               "/place:device/cpu:0/gpu:0x" + std::to_string(jacobi::solver::threads_per_block(chosen));
       register_case(name, [n, chosen](benchmark::State& state) { run_solver(state, n, chosen); });
     }
   }
@@ -175,13 +174,15 @@ void declare_table_cases(case_set set, grid_limits const& limits)
   declare_table_cases_for<65536>(cells);
 }
 
-/// The work queue: a ring of 1024 slots, items of 64 bytes, each consumer a block's thread
-/// 0. Counters: items/s and the enqueue-to-start latency's median and 99th percentile.
+/// The work queue: a ring of 1024 slots (or of `ring:<slots>`), items of 64 bytes, each
+/// consumer a block's thread 0. Counters: items/s and the enqueue-to-start latency's median
+/// and 99th percentile.
 constexpr std::uint32_t queue_capacity = 1024;
+/// A ring this small bounds the latency of a full ring (Little: slots / items per second),
+/// and its items per second show how long a slot takes to come back to the producers
+/// (slots / items per second again), which a large ring hides.
+constexpr std::uint32_t small_queue_capacity = 64;
 constexpr std::uint64_t queue_record_capacity = std::uint64_t{1} << 22;
-
-template <class Semaphore>
-using queue_ring = work_queue::ring<Semaphore, queue_capacity>;
 
 void report_queue(benchmark::State& state, work_queue::run_result const& result)
 {
@@ -198,17 +199,17 @@ struct queue_parameters {
   std::uint32_t work_ns;
 };
 
-template <class Semaphore>
+template <class Semaphore, std::uint32_t Capacity>
 void run_queue(benchmark::State& state, queue_parameters cell, bool to_gpu)
 {
   try {
     work_queue::run_limits const limits{~std::uint64_t{0}, settings().window_seconds};
     for (auto _ : state) {
-      queue_ring<Semaphore> ring;
-      report_queue(state, to_gpu ? work_queue::host_to_gpu(ring, cell.cpu_threads, cell.gpu_blocks, cell.work_ns, limits,
-                                                           queue_record_capacity)
-                                 : work_queue::gpu_to_host(ring, cell.gpu_blocks, cell.cpu_threads, cell.work_ns, limits,
-                                                           queue_record_capacity));
+      work_queue::ring<Semaphore, Capacity> ring;
+      report_queue(state, to_gpu ? work_queue::host_to_gpu(ring, cell.cpu_threads, cell.gpu_blocks, cell.work_ns,
+                                                           limits, queue_record_capacity)
+                                 : work_queue::gpu_to_host(ring, cell.gpu_blocks, cell.cpu_threads, cell.work_ns,
+                                                           limits, queue_record_capacity));
     }
   } catch (std::exception const& failure) {
     state.SkipWithError(failure.what());
@@ -235,11 +236,26 @@ std::string queue_name(char const* direction, std::string const& impl, queue_par
          "/gpu:" + std::to_string(cell.gpu_blocks) + "x1";
 }
 
+/// The ring on our partitioned semaphore and on libcu++'s, `Capacity` slots; a ring other
+/// than the default one says its size in the name.
+template <std::uint32_t Capacity>
+void declare_rings(queue_parameters cell, bool to_gpu)
+{
+  using unisync_partitioned = unisync::partitioned_semaphore<Capacity>;
+  using libcudacxx_semaphore = cuda::counting_semaphore<cuda::thread_scope_system, Capacity>;
+  std::string const ring = Capacity == queue_capacity ? "" : "/ring:" + std::to_string(Capacity);
+  char const* const direction = to_gpu ? "cpu_to_gpu" : "gpu_to_cpu";
+  register_case(
+      queue_name(direction, "unisync.partitioned_semaphore" + ring, cell),
+      [cell, to_gpu](benchmark::State& state) { run_queue<unisync_partitioned, Capacity>(state, cell, to_gpu); });
+  register_case(queue_name(direction, "cuda.counting_semaphore" + ring, cell), [cell, to_gpu](benchmark::State& state) {
+    run_queue<libcudacxx_semaphore, Capacity>(state, cell, to_gpu);
+  });
+}
+
 void declare_queue_cases(case_set set, grid_limits const& limits)
 {
   using unisync_semaphore = unisync::counting_semaphore<queue_capacity>;
-  using unisync_partitioned = unisync::partitioned_semaphore<queue_capacity>;
-  using libcudacxx_semaphore = cuda::counting_semaphore<cuda::thread_scope_system, queue_capacity>;
   std::vector<queue_parameters> cells;
   for (unsigned const cpus : {1u, 4u, 15u}) {
     for (unsigned const blocks : {1u, 132u, 528u}) {
@@ -251,13 +267,12 @@ void declare_queue_cases(case_set set, grid_limits const& limits)
   }
   for (queue_parameters const cell : cells) {
     for (bool const to_gpu : {true, false}) {
-      char const* const direction = to_gpu ? "cpu_to_gpu" : "gpu_to_cpu";
-      register_case(queue_name(direction, "unisync.partitioned_semaphore", cell),
-                    [cell, to_gpu](benchmark::State& state) { run_queue<unisync_partitioned>(state, cell, to_gpu); });
-      register_case(queue_name(direction, "unisync.counting_semaphore", cell),
-                    [cell, to_gpu](benchmark::State& state) { run_queue<unisync_semaphore>(state, cell, to_gpu); });
-      register_case(queue_name(direction, "cuda.counting_semaphore", cell),
-                    [cell, to_gpu](benchmark::State& state) { run_queue<libcudacxx_semaphore>(state, cell, to_gpu); });
+      declare_rings<queue_capacity>(cell, to_gpu);
+      register_case(queue_name(to_gpu ? "cpu_to_gpu" : "gpu_to_cpu", "unisync.counting_semaphore", cell),
+                    [cell, to_gpu](benchmark::State& state) {
+                      run_queue<unisync_semaphore, queue_capacity>(state, cell, to_gpu);
+                    });
+      declare_rings<small_queue_capacity>(cell, to_gpu);
     }
     for (std::uint32_t const batch : {1u, 64u, 4096u}) {
       register_case(queue_name("cpu_to_gpu", "batched_launch/batch:" + std::to_string(batch), cell),

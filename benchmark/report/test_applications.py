@@ -4,7 +4,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from contention_report.applications import applications_section
+from contention_report.applications import applications_section, series_label
 from contention_report.results import load_entries
 
 SUFFIX = "/iterations:1/manual_time"
@@ -36,6 +36,7 @@ BENCHMARKS = [
     table("unisync.mutex", 64, 3e6), table("unisync.ticket_mutex", 64, 1e6), table("cuda.binary_semaphore", 64, 2e6),
     queue("unisync.counting_semaphore", 2e6), queue("cuda.counting_semaphore", 4e5),
     queue("batched_launch/batch:64", 1e6), queue("unisync.counting_semaphore", 1e6, direction="gpu_to_cpu"),
+    queue("unisync.partitioned_semaphore/ring:64", 1.5e6, direction="gpu_to_cpu"),
     queue("cuda.counting_semaphore", 5e5, direction="gpu_to_cpu"),
 ]
 
@@ -62,6 +63,12 @@ class ApplicationsSectionTest(unittest.TestCase):
     def test_batched_launch_is_an_alternative_with_its_batch(self):
         self.assertIn("| cpu to gpu | 4 | 132 | 0 | 2M | 5 / 20 | batched_launch (batch 64) | 1M | 5 / 20 | 2.0x |",
                       self.text)
+
+    def test_a_ring_other_than_the_default_says_its_size(self):
+        self.assertIn("| gpu to cpu | 4 | 132 | 0 | 1.5M | 5 / 20 | cuda.counting_semaphore | 500k | 5 / 20 | 3.0x |",
+                      self.text)
+        ours = [e for e in self.entries if e.params.get("ring") == "64"]
+        self.assertEqual([series_label(e) for e in ours], ["unisync.partitioned_semaphore (ring of 64)"])
 
     def test_table_splits_operations_by_side(self):
         self.assertIn("| 4 CPU × 132 blocks | 64 | unisync.mutex (128 B) | 1.5M / 1.5M | 100 |", self.text)

@@ -15,9 +15,12 @@ APPLICATION_FAMILY = "application"
 
 
 def series_label(entry):
-    """The implementation, with the batch size of the batched-launch alternative."""
-    batch = entry.params.get("batch")
-    return f"{entry.params['impl']} (batch {batch})" if batch else entry.params["impl"]
+    """The implementation, with the batch size of the batched-launch alternative and the
+    size of a work queue's ring other than the default one."""
+    for key, word in (("batch", "batch"), ("ring", "ring of")):
+        if key in entry.params:
+            return f"{entry.params['impl']} ({word} {entry.params[key]})"
+    return entry.params["impl"]
 
 
 def ratio_text(ours, theirs):
