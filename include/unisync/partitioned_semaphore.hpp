@@ -49,11 +49,13 @@ namespace unisync {
  *   have passed since its last turn or its admission after giving; and a
  *   release that leaves permits no waiter of its side takes forwards them to a hungry
  *   other side (on the GPU it looks at the link at most every
- *   `tuning::link_check_interval_ns`, see below): as many as the other side's waiters
- *   lack, or all of them where the side's tickets_taken is what its last forward left
- *   (nobody of the side took a ticket since and no steal took from it: a side that only
- *   releases, as a work queue's consumers release its free slots; one request per
- *   crossing held such a queue to a few items per crossing), except a host thread's
+ *   `tuning::link_check_interval_ns`, see below, unless a side that only releases has
+ *   half of max() over): as many as the other side's waiters lack, or all of them where
+ *   the side's tickets_taken is what its last forward left (nobody of the side took a
+ *   ticket since and no steal took from it: a side that only releases, as a work queue's
+ *   consumers release its free slots; one request per crossing held such a queue to a
+ *   few items per crossing), then even when the other side's wants are met, once it has
+ *   asked at all (benchmark/results/h200-semaphore-release-only-side), except a host thread's
  *   release of the
  *   one permit it took here with acquire() (a pair, as in a lock-like loop; a try takes
  *   no turn, so its release forwards): that permit stays in the

@@ -358,6 +358,63 @@ TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesSendsEveryFreePermit)
   }
 }
 
+// Once the other side has asked, a side that only releases sends what it releases even
+// when the other side's wants are met: that side asks again only when the permits it
+// asked for are spent, and permits released meanwhile would wait for a later release that
+// may never come (a work queue's consumers waiting for items the producers cannot make).
+TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesKeepsSendingOnceAsked)
+{
+  auto semaphore = std::make_shared<every_release_reads_link_semaphore>(0);
+  bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
+  ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
+  access::release_as(*semaphore, side::gpu);
+  ASSERT_TRUE(cpu_waiter.returned_within());
+  auto const wants = access::wants_of(*semaphore, side::cpu);
+  access::release_as(*semaphore, side::gpu);
+  access::release_as(*semaphore, side::gpu, 2);
+  EXPECT_EQ(access::wants_of(*semaphore, side::cpu), wants) << "the CPU side asked again";
+  EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 4u) << "released permits stayed in the GPU's pool";
+  EXPECT_EQ(access::pool_count(*semaphore, side::cpu), 3);
+  EXPECT_EQ(access::pool_count(*semaphore, side::gpu), 0);
+}
+
+/// A GPU release that found permits over reads the link at most once an hour.
+struct rare_link_check_tuning : slow_steal_tuning {
+  static constexpr cuda::std::uint32_t link_check_interval_ns = 0xffffffffu;
+};
+using rare_link_check_semaphore =
+    unisync::basic_partitioned_semaphore<4, unisync::basic_proportional_backoff<rare_link_check_tuning>>;
+
+// A GPU side that only releases reads the link within the interval once half of max() is
+// left over in its pool, so that a hungry CPU side gets them without waiting for the
+// steal; a GPU side that takes tickets keeps to the interval.
+TEST(PartitionedSemaphoreForwarding, AGpuSideThatOnlyReleasesSendsOnceHalfOfMaxIsLeftOver)
+{
+  {
+    auto semaphore = std::make_shared<rare_link_check_semaphore>(0);
+    bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
+    ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
+    access::release_as(*semaphore, side::gpu);  // the first link read of the side
+    ASSERT_TRUE(cpu_waiter.returned_within());
+    access::release_as(*semaphore, side::gpu);  // one of four over: within the interval
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 1u) << "read the link before half of max() was over";
+    access::release_as(*semaphore, side::gpu);  // two of four over
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 3u) << "half of max() stayed in the GPU's pool";
+    EXPECT_EQ(access::pool_count(*semaphore, side::cpu), 2);
+  }
+  {
+    auto semaphore = std::make_shared<rare_link_check_semaphore>(0);
+    access::release_as(*semaphore, side::gpu);  // nobody hungry: the first link read sends none
+    access::acquire_as(*semaphore, side::gpu);  // a ticket of the GPU side
+    bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
+    ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
+    access::release_as(*semaphore, side::gpu, 2);
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 0u) << "a side that acquires read the link early";
+    access::release_as(*semaphore, side::cpu);  // the CPU waiter's permit, so that it returns
+    EXPECT_TRUE(cpu_waiter.returned_within());
+  }
+}
+
 /// Turns of two acquisitions, a lone host thread's every fourth, and a steal too slow to
 /// matter; `LoneTurnNs`: how long a lone thread's turn may last.
 template <std::uint32_t LoneTurnNs>

@@ -18,7 +18,8 @@
  *                       wait for the send role; if wants[o] > sent[s]: sent[s]++,
  *                       sent_to[o] = sent[s], and acquire again
  *   release_as(s)       G[s] += 1; if G[s] + seen[s] > T[s] (leftover) and (GPU: no link
- *                       read within the interval, see below) wants[o] > sent[s]:
+ *                       read within the interval, see below, or only_rel[s] and half of N
+ *                       over) wants[o] > sent[s] (or only_rel[s] and o ever asked):
  *                       forward_leftovers: try the send role once; k = min(leftover,
  *                       wants[o] - sent[s]), or the whole leftover where T[s] is still
  *                       what s's last forward left (only_rel[s]: nobody took a ticket of
@@ -157,6 +158,7 @@ short sent[2];          /* side.permits_sent (send role holder's) */
 short sent_to[2];       /* link: sent_to_<side> */
 short wants[2];         /* link: <side>_wants */
 bool only_rel[2] = true; /* T[s] is what s's last forward left (tickets_taken_at_forward) */
+bool asked[2];          /* side s has stored wants (the code's wants are nonzero once stored) */
 bool import_role[2];
 bool send_role[2];
 bool fresh;             /* a GPU release read the link less than link_check_interval_ns ago */
@@ -209,6 +211,7 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
   fi; \
   u = D(T[s], (G[s] + sent_to[s]) % M); \
   wants[s] = WANTS_OF(s, u); \
+  asked[s] = true; \
   ANNOUNCE(s); \
   NORM_LINK(s)
 
@@ -246,9 +249,17 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
   fi; \
   u = D((T[s] + (x)) % M, (G[s] + sent_to[s]) % M); \
   wants[s] = WANTS_OF(s, u); \
+  asked[s] = true; \
   ANNOUNCE(s); \
   NORM_LINK(s)
 #endif
+
+/* A GPU release that only releases (only_rel) reads the link within the interval too once
+   its leftover reaches half of N (the code: half of max()). */
+#define PILING_UP(s) (only_rel[s] && 2 * D((G[s] + seen[s]) % M, T[s]) >= N)
+/* A release that read the link forwards what the other side asks for; a side that only
+   releases forwards every leftover once the other side has ever asked. */
+#define FORWARDS(s, o) (D(wants[o], sent[s]) > 0 || (only_rel[s] && asked[o]))
 
 /* the poll's admission test failed */
 #define WAITS (D((G[s] + seen[s]) % M, my[id]) <= 0)
@@ -499,9 +510,9 @@ enter:
           ago (fresh; the clock process ends the interval at any time). */
 #if defined(PAIRED_KEEP)
        /* every thread here acquires again: a CPU release keeps its leftover for it */
-       look = D((G[s] + seen[s]) % M, T[s]) > 0 && s == 1 && !fresh;
+       look = D((G[s] + seen[s]) % M, T[s]) > 0 && s == 1 && (!fresh || PILING_UP(s));
 #else
-       look = D((G[s] + seen[s]) % M, T[s]) > 0 && (s == 0 || !fresh);
+       look = D((G[s] + seen[s]) % M, T[s]) > 0 && (s == 0 || !fresh || PILING_UP(s));
 #endif
        if
        :: look && s == 1 -> fresh = true
@@ -509,12 +520,12 @@ enter:
        fi
      }
      if
-     :: atomic { look && D(wants[o], sent[s]) > 0 &&
+     :: atomic { look && FORWARDS(s, o) &&
                  !send_role[s] -> send_role[s] = true; look = false }   /* forward_leftovers */
         atomic {
           u = D((G[s] + seen[s]) % M, T[s]);
           k = D(wants[o], sent[s]);
-          k = (k <= 0 -> 0 : (u < k || only_rel[s] -> u : k));   /* only released: all */
+          k = (only_rel[s] && asked[o] -> u : (k <= 0 -> 0 : (u < k -> u : k)));   /* only released: all */
           if
           :: k > 0 ->
 #if !defined(BUG_FORWARD_KEEPS_TICKETS)
@@ -526,7 +537,7 @@ enter:
           u = 0; k = 0
         }
         atomic { send_role[s] = false }
-     :: atomic { !(look && D(wants[o], sent[s]) > 0 && !send_role[s]) ->
+     :: atomic { !(look && FORWARDS(s, o) && !send_role[s]) ->
                  look = false }                            /* not looked, not wanted, role busy */
      fi;
 #if defined(TRY)

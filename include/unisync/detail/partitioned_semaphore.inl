@@ -436,16 +436,29 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
   cuda::std::uint64_t const seen_now = seen.load(detail::memory_order_relaxed);
   cuda::std::uint64_t const taken_now = taken.load(detail::memory_order_relaxed);
   cuda::std::uint64_t const checked_ns = side == side_kind::gpu ? checked.load(detail::memory_order_relaxed) : 0;
+  cuda::std::uint64_t const left_by_forward =
+      detail::own_side_word<cuda::std::uint64_t>(mine.tickets_taken_at_forward).load(detail::memory_order_relaxed);
   if (is_flat_marked(after)) {
     flat_.semaphore.release(static_cast<cuda::std::ptrdiff_t>(update));
     return;
   }
   // Permits beyond the side's tickets: no waiter of the side takes them.
-  if (detail::wrapping_distance(after + seen_now, taken_now) <= 0) return;
+  cuda::std::int64_t const leftover = detail::wrapping_distance(after + seen_now, taken_now);
+  if (leftover <= 0) return;
+  // Nobody of the side took a ticket since its last forward: it only releases (a work
+  // queue's consumers releasing its free slots).
+  bool const only_releases = taken_now == left_by_forward;
   if (side == side_kind::gpu) {
-    // The link read costs about a microsecond from the GPU: at most one per interval.
+    // The link read costs about a microsecond from the GPU: at most one per interval,
+    // unless a side that only releases has half of max() left over. Its releases may stop
+    // (a work queue's consumers waiting for items the producers cannot make without these
+    // permits), and what the last of them left would wait for the other side's steal
+    // (steal_after_ns, then a page migration): a ring of 64 slots moved 1.9e5 items/s with
+    // 4 producers and 132 consumer blocks, 1.75e6 since (H200 machine,
+    // benchmark/results/h200-semaphore-release-only-side).
     cuda::std::uint64_t const now = detail::monotonic_nanoseconds();
-    if (now - checked_ns < Backoff::tuning::link_check_interval_ns) return;
+    bool const piling_up = only_releases && 2 * leftover >= max();
+    if (!piling_up && now - checked_ns < Backoff::tuning::link_check_interval_ns) return;
     checked.store(now, detail::memory_order_relaxed);
   }
   atomic_at<pool_scope>(heartbeat_of(side)).store(2 * after, detail::memory_order_relaxed);
@@ -461,9 +474,13 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
   // steal_for loads this pool) may leave both blind; no fence: no decision is final, as
   // after a release that ran before the wants were stored: the importer polls again.
   cuda::std::uint64_t const wants = atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed);
-  if (detail::wrapping_distance(wants,
-                                detail::own_side_word<cuda::std::uint64_t>(mine.permits_sent)
-                                    .load(detail::memory_order_relaxed)) <= 0) {
+  // A side that only releases forwards every leftover once the other side has asked at
+  // all (wants are never 0 once stored): asking for what its waiters lack, the other side
+  // asks again only when those permits are spent, and the leftovers released meanwhile
+  // would wait in this pool for a later release (if any) to read the link again.
+  cuda::std::uint64_t const sent_so_far =
+      detail::own_side_word<cuda::std::uint64_t>(mine.permits_sent).load(detail::memory_order_relaxed);
+  if (!(only_releases && wants != 0) && detail::wrapping_distance(wants, sent_so_far) <= 0) {
     return;
   }
   forward_leftovers(side);
@@ -480,9 +497,10 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
   // tried once, the exchange a few times) and send them with one store: what the other
   // side's waiters lack, or every free permit where tickets_taken is what this side's
   // last forward left (no ticket taken, no steal since: a side that only releases, as a
-  // work queue's consumers release its free slots). The other side asks for what its
-  // waiters lack when it reads the link; answering only that, one request per crossing,
-  // held such a queue to a few items per crossing.
+  // work queue's consumers release its free slots), then even when the other side's
+  // wants are met. The other side asks for what its waiters lack when it reads the link;
+  // answering only that, one request per crossing, held such a queue to a few items per
+  // crossing.
   side_part& mine = part_of(side);
   detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
   cuda::std::uint32_t expected = 0;
@@ -490,8 +508,9 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
   detail::own_side_word<cuda::std::uint64_t> const sent(mine.permits_sent);
   detail::own_side_word<cuda::std::uint64_t> const taken_at_forward(mine.tickets_taken_at_forward);
   cuda::std::uint64_t const already = sent.load(detail::memory_order_relaxed);
-  cuda::std::int64_t const owed = detail::wrapping_distance(
-      atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed), already);
+  cuda::std::uint64_t const wants = atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed);
+  cuda::std::int64_t const owed = detail::wrapping_distance(wants, already);
+  bool const asked = wants != 0;
   auto taken = atomic_at<pool_scope>(mine.tickets_taken);
   // Acquire: the forwarded permits' releasers synchronize with this thread.
   cuda::std::uint64_t const granted = atomic_at<pool_scope>(mine.permits_granted).load(detail::memory_order_acquire);
@@ -499,7 +518,9 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
       detail::own_side_word<cuda::std::uint64_t>(mine.permits_seen).load(detail::memory_order_acquire);
   cuda::std::uint64_t const left_by_last_forward = taken_at_forward.load(detail::memory_order_relaxed);
   cuda::std::uint64_t next = taken.load(detail::memory_order_relaxed);
-  for (cuda::std::uint32_t attempt = 0; attempt < Backoff::tuning::pool_transfer_attempts && owed > 0; ++attempt) {
+  for (cuda::std::uint32_t attempt = 0;
+       attempt < Backoff::tuning::pool_transfer_attempts && (owed > 0 || (asked && next == left_by_last_forward));
+       ++attempt) {
     cuda::std::int64_t const free = detail::wrapping_distance(granted + seen, next);
     if (free <= 0) break;
     bool const only_releases = next == left_by_last_forward;
