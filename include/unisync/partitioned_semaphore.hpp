@@ -54,8 +54,10 @@ namespace unisync {
  *   the side's tickets_taken is what its last forward left (nobody of the side took a
  *   ticket since and no steal took from it: a side that only releases, as a work queue's
  *   consumers release its free slots; one request per crossing held such a queue to a
- *   few items per crossing), then even when the other side's wants are met, once it has
- *   asked at all (benchmark/results/h200-semaphore-release-only-side), except a host thread's
+ *   few items per crossing), then even when the other side's wants are met, as long as
+ *   they are not 0 (benchmark/results/h200-semaphore-release-only-side; max() should then
+ *   be the permits in circulation, as a ring's slots, for the half-of-max() rule to
+ *   apply), except a host thread's
  *   release of the
  *   one permit it took here with acquire() (a pair, as in a lock-like loop; a try takes
  *   no turn, so its release forwards): that permit stays in the
@@ -102,7 +104,11 @@ namespace unisync {
  * without steals). Corner: while
  * a side busy with its own permits is hungry for more and the other side is idle with
  * permits in its pool, the heartbeat rule takes them (it does not wait for the busy side
- * to starve).
+ * to starve). Another: a side that only releases sends what it releases to a side that
+ * asked before even when that side has stopped acquiring; if the sender then acquires
+ * itself, those permits come back when the other side acquires again, or by the steal
+ * once its heartbeat has stood still for `tuning::steal_after_ns` (a side that keeps
+ * releasing keeps it moving).
  *
  * Memory ordering: everything a thread did before `release()` is visible to the thread
  * whose acquisition that permit admitted, on either side. Releases are release

@@ -112,9 +112,10 @@ struct tuning {
   static constexpr cuda::std::uint32_t lone_turn_ns = 64 * 1000;
   /// A GPU release that leaves permits no GPU waiter takes reads the CPU's wants across
   /// the link (about 1 us) at most this often; between two reads it leaves them in the
-  /// GPU's pool (a side that only releases reads it sooner once half of max() is over). One block alone would otherwise pay the read on every release (flat
-  /// semaphore, one block: 1.2 us per pair); a CPU waiter that asks just after a read gets
-  /// the permits from the next release, or by taking them (steal_after_ns).
+  /// GPU's pool (a side that only releases reads it sooner, once half of max() is over).
+  /// One block alone would otherwise pay the read on every release (flat semaphore, one
+  /// block: 1.2 us per pair); a CPU waiter that asks just after a read gets the permits
+  /// from the next release, or by taking them (steal_after_ns).
   static constexpr cuda::std::uint32_t link_check_interval_ns = 16 * 1000;
   /// A hungry side takes free permits from the other side's pool once the other side's
   /// heartbeat has not changed for this long: a busy side changes it every turn (tens of

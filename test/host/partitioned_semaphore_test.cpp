@@ -334,6 +334,7 @@ TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesSendsEveryFreePermit)
 {
   {
     auto semaphore = std::make_shared<every_release_reads_link_semaphore>(0);
+    access::move_heartbeat(*semaphore, side::gpu);  // no steal racing the forward
     bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
     ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
     access::release_as(*semaphore, side::gpu, 5);
@@ -365,6 +366,7 @@ TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesSendsEveryFreePermit)
 TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesKeepsSendingOnceAsked)
 {
   auto semaphore = std::make_shared<every_release_reads_link_semaphore>(0);
+  access::move_heartbeat(*semaphore, side::gpu);  // no steal racing the forward
   bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
   ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
   access::release_as(*semaphore, side::gpu);
@@ -378,9 +380,10 @@ TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesKeepsSendingOnceAsked)
   EXPECT_EQ(access::pool_count(*semaphore, side::gpu), 0);
 }
 
-/// A GPU release that found permits over reads the link at most once an hour.
+/// A GPU release that found permits over reads the link at most once a second (the
+/// first one does: the clock has run longer since boot).
 struct rare_link_check_tuning : slow_steal_tuning {
-  static constexpr cuda::std::uint32_t link_check_interval_ns = 0xffffffffu;
+  static constexpr cuda::std::uint32_t link_check_interval_ns = 1000 * 1000 * 1000;
 };
 using rare_link_check_semaphore =
     unisync::basic_partitioned_semaphore<4, unisync::basic_proportional_backoff<rare_link_check_tuning>>;
@@ -392,6 +395,7 @@ TEST(PartitionedSemaphoreForwarding, AGpuSideThatOnlyReleasesSendsOnceHalfOfMaxI
 {
   {
     auto semaphore = std::make_shared<rare_link_check_semaphore>(0);
+    access::move_heartbeat(*semaphore, side::gpu);  // no steal racing the forward
     bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
     ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
     access::release_as(*semaphore, side::gpu);  // the first link read of the side

@@ -158,7 +158,8 @@ short sent[2];          /* side.permits_sent (send role holder's) */
 short sent_to[2];       /* link: sent_to_<side> */
 short wants[2];         /* link: <side>_wants */
 bool only_rel[2] = true; /* T[s] is what s's last forward left (tickets_taken_at_forward) */
-bool asked[2];          /* side s has stored wants (the code's wants are nonzero once stored) */
+bool asked[2];          /* side s's wants are not 0 in the code (see IMPORT) */
+bool ever_sent[2];      /* sent_to[s] was stored (the code's is not 0 from then on) */
 bool import_role[2];
 bool send_role[2];
 bool fresh;             /* a GPU release read the link less than link_check_interval_ns ago */
@@ -211,7 +212,7 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
   fi; \
   u = D(T[s], (G[s] + sent_to[s]) % M); \
   wants[s] = WANTS_OF(s, u); \
-  asked[s] = true; \
+  asked[s] = ever_sent[s] || u > 0; \
   ANNOUNCE(s); \
   NORM_LINK(s)
 
@@ -249,7 +250,7 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
   fi; \
   u = D((T[s] + (x)) % M, (G[s] + sent_to[s]) % M); \
   wants[s] = WANTS_OF(s, u); \
-  asked[s] = true; \
+  asked[s] = ever_sent[s] || u > 0; \
   ANNOUNCE(s); \
   NORM_LINK(s)
 #endif
@@ -462,7 +463,7 @@ acquire:
         atomic {
           if
           :: !send_role[s] && D(wants[o], sent[s]) > 0 ->  /* the role is free: gives */
-             INC(sent[s], 1); sent_to[o] = sent[s]; gave = true
+             INC(sent[s], 1); sent_to[o] = sent[s]; gave = true; ever_sent[o] = true
           :: else -> skip                                  /* role busy, or not wanted */
           fi
         }
@@ -470,7 +471,7 @@ acquire:
         atomic {                                           /* waits for the send role */
           !send_role[s] ->
           if
-          :: D(wants[o], sent[s]) > 0 -> INC(sent[s], 1); sent_to[o] = sent[s]; gave = true
+          :: D(wants[o], sent[s]) > 0 -> INC(sent[s], 1); sent_to[o] = sent[s]; gave = true; ever_sent[o] = true
           :: else -> skip                                  /* not wanted */
           fi
         }
@@ -531,7 +532,7 @@ enter:
 #if !defined(BUG_FORWARD_KEEPS_TICKETS)
              INC(T[s], k);
 #endif
-             only_rel[s] = true; INC(sent[s], k); sent_to[o] = sent[s]
+             only_rel[s] = true; INC(sent[s], k); sent_to[o] = sent[s]; ever_sent[o] = true
           :: else -> skip
           fi;
           u = 0; k = 0

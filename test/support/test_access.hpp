@@ -390,6 +390,15 @@ struct test_access {
     auto& part = which == side::gpu ? semaphore.gpu_ : semaphore.cpu_;
     return atomic_at<cuda::thread_scope_system>(part.permits_sent).load(memory_order_acquire);
   }
+  /// Moves `which` side's heartbeat, as its releases and turns do: the other side's
+  /// importer then steals only once it has stood still for steal_after_ns (a heartbeat
+  /// never seen moving is stolen from at the first poll).
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static void move_heartbeat(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
+  {
+    auto& beat = which == side::gpu ? semaphore.link_.gpu_heartbeat : semaphore.link_.cpu_heartbeat;
+    atomic_at<cuda::thread_scope_system>(beat).fetch_add(2, memory_order_relaxed);
+  }
   template <cuda::std::ptrdiff_t Max, class Backoff>
   static cuda::std::uint64_t wants_of(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
   {

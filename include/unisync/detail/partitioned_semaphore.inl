@@ -453,9 +453,10 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
     // unless a side that only releases has half of max() left over. Its releases may stop
     // (a work queue's consumers waiting for items the producers cannot make without these
     // permits), and what the last of them left would wait for the other side's steal
-    // (steal_after_ns, then a page migration): a ring of 64 slots moved 1.9e5 items/s with
-    // 4 producers and 132 consumer blocks, 1.75e6 since (H200 machine,
-    // benchmark/results/h200-semaphore-release-only-side).
+    // (steal_after_ns, then a page migration): a ring of 64 slots moved 2.0e5 items/s with
+    // 4 producers and 132 consumer blocks, 1.8e6 since (H200 machine,
+    // benchmark/results/h200-semaphore-release-only-side). A max() above twice the
+    // permits in circulation never piles up so far: the interval alone then.
     cuda::std::uint64_t const now = detail::monotonic_nanoseconds();
     bool const piling_up = only_releases && 2 * leftover >= max();
     if (!piling_up && now - checked_ns < Backoff::tuning::link_check_interval_ns) return;
@@ -474,10 +475,11 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
   // steal_for loads this pool) may leave both blind; no fence: no decision is final, as
   // after a release that ran before the wants were stored: the importer polls again.
   cuda::std::uint64_t const wants = atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed);
-  // A side that only releases forwards every leftover once the other side has asked at
-  // all (wants are never 0 once stored): asking for what its waiters lack, the other side
-  // asks again only when those permits are spent, and the leftovers released meanwhile
-  // would wait in this pool for a later release (if any) to read the link again.
+  // A side that only releases forwards every leftover once the other side's wants are not
+  // 0 (it was sent permits before, or its waiters lack some): asking for what its waiters
+  // lack, the other side asks again only when those permits are spent, and the leftovers
+  // released meanwhile would wait in this pool for a later release (if any) to read the
+  // link again.
   cuda::std::uint64_t const sent_so_far =
       detail::own_side_word<cuda::std::uint64_t>(mine.permits_sent).load(detail::memory_order_relaxed);
   if (!(only_releases && wants != 0) && detail::wrapping_distance(wants, sent_so_far) <= 0) {
@@ -498,7 +500,7 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
   // side's waiters lack, or every free permit where tickets_taken is what this side's
   // last forward left (no ticket taken, no steal since: a side that only releases, as a
   // work queue's consumers release its free slots), then even when the other side's
-  // wants are met. The other side asks for what its waiters lack when it reads the link;
+  // wants are met, as long as they are not 0. The other side asks for what its waiters lack when it reads the link;
   // answering only that, one request per crossing, held such a queue to a few items per
   // crossing.
   side_part& mine = part_of(side);
