@@ -57,12 +57,10 @@ namespace unisync {
  *   few items per crossing), then even when the other side's wants are met, as long as
  *   they are not 0 (benchmark/results/h200-semaphore-release-only-side; max() should then
  *   be the permits in circulation, as a ring's slots, for the half-of-max() rule to
- *   apply), except a host thread's
- *   release of the
- *   one permit it took here with acquire() (a pair, as in a lock-like loop; a try takes
- *   no turn, so its release forwards): that permit stays in the
- *   CPU's pool for the thread's next acquire, and reaches a hungry GPU side at the CPU's
- *   next turn, or by the steal below if the thread does not come back.
+ *   apply), except a host thread's release of the one permit it took here with acquire()
+ *   (a pair, as in a lock-like loop; a try takes no turn, so its release forwards): that
+ *   permit stays in the CPU's pool for the thread's next acquire, and reaches a hungry GPU
+ *   side at the CPU's next turn, or by the steal below if the thread does not come back.
  * The other side's permits thus arrive in batches of one per T acquisitions while both
  * sides are busy (with N = 1: turns of T acquisitions), and at once when the releasing
  * side has no waiter. In equilibrium each side sends as often as it acquires T times, so

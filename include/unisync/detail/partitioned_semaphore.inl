@@ -500,9 +500,9 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
   // side's waiters lack, or every free permit where tickets_taken is what this side's
   // last forward left (no ticket taken, no steal since: a side that only releases, as a
   // work queue's consumers release its free slots), then even when the other side's
-  // wants are met, as long as they are not 0. The other side asks for what its waiters lack when it reads the link;
-  // answering only that, one request per crossing, held such a queue to a few items per
-  // crossing.
+  // wants are met, as long as they are not 0. The other side asks for what its waiters
+  // lack when it reads the link; answering only that, one request per crossing, held
+  // such a queue to a few items per crossing.
   side_part& mine = part_of(side);
   detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
   cuda::std::uint32_t expected = 0;
