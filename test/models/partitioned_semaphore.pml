@@ -19,7 +19,8 @@
  *                       sent_to[o] = sent[s], and acquire again
  *   release_as(s)       G[s] += 1; if G[s] + seen[s] > T[s] (leftover) and (GPU: no link
  *                       read within the interval, see below, or only_rel[s] and half of N
- *                       over) wants[o] > sent[s] (or only_rel[s] and o ever asked):
+ *                       over) wants[o] > sent[s] (or only_rel[s] and asked[o]: o's
+ *                       wants are not 0):
  *                       forward_leftovers: try the send role once; k = min(leftover,
  *                       wants[o] - sent[s]), or the whole leftover where T[s] is still
  *                       what s's last forward left (only_rel[s]: nobody took a ticket of
@@ -259,7 +260,7 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
    its leftover reaches half of N (the code: half of max()). */
 #define PILING_UP(s) (only_rel[s] && 2 * D((G[s] + seen[s]) % M, T[s]) >= N)
 /* A release that read the link forwards what the other side asks for; a side that only
-   releases forwards every leftover once the other side has ever asked. */
+   releases forwards every leftover while the other side's wants are not 0. */
 #define FORWARDS(s, o) (D(wants[o], sent[s]) > 0 || (only_rel[s] && asked[o]))
 
 /* the poll's admission test failed */
@@ -471,7 +472,8 @@ acquire:
         atomic {                                           /* waits for the send role */
           !send_role[s] ->
           if
-          :: D(wants[o], sent[s]) > 0 -> INC(sent[s], 1); sent_to[o] = sent[s]; gave = true; ever_sent[o] = true
+          :: D(wants[o], sent[s]) > 0 ->
+             INC(sent[s], 1); sent_to[o] = sent[s]; gave = true; ever_sent[o] = true
           :: else -> skip                                  /* not wanted */
           fi
         }
