@@ -229,6 +229,9 @@ void run_batched(benchmark::State& state, queue_parameters cell, std::uint32_t b
   }
 }
 
+/// Host threads produce and GPU blocks consume, or the reverse.
+char const* direction_of(bool to_gpu) { return to_gpu ? "cpu_to_gpu" : "gpu_to_cpu"; }
+
 std::string queue_name(char const* direction, std::string const& impl, queue_parameters cell)
 {
   return "application/workload:queue/direction:" + std::string(direction) + "/impl:" + impl +
@@ -244,7 +247,7 @@ void declare_rings(queue_parameters cell, bool to_gpu)
   using unisync_partitioned = unisync::partitioned_semaphore<Capacity>;
   using libcudacxx_semaphore = cuda::counting_semaphore<cuda::thread_scope_system, Capacity>;
   std::string const ring = Capacity == queue_capacity ? "" : "/ring:" + std::to_string(Capacity);
-  char const* const direction = to_gpu ? "cpu_to_gpu" : "gpu_to_cpu";
+  char const* const direction = direction_of(to_gpu);
   register_case(
       queue_name(direction, "unisync.partitioned_semaphore" + ring, cell),
       [cell, to_gpu](benchmark::State& state) { run_queue<unisync_partitioned, Capacity>(state, cell, to_gpu); });
@@ -268,7 +271,7 @@ void declare_queue_cases(case_set set, grid_limits const& limits)
   for (queue_parameters const cell : cells) {
     for (bool const to_gpu : {true, false}) {
       declare_rings<queue_capacity>(cell, to_gpu);
-      register_case(queue_name(to_gpu ? "cpu_to_gpu" : "gpu_to_cpu", "unisync.counting_semaphore", cell),
+      register_case(queue_name(direction_of(to_gpu), "unisync.counting_semaphore", cell),
                     [cell, to_gpu](benchmark::State& state) {
                       run_queue<unisync_semaphore, queue_capacity>(state, cell, to_gpu);
                     });
