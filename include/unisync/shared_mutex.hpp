@@ -149,10 +149,12 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE void lock_shared();
   /// Takes the mutex shared unless a writer holds it or waits; never waits for a holder
   /// (on the GPU at system scope it may wait for another GPU thread to finish publishing
-  /// the GPU readers' presence: one store across the link). A failed try registers for an
-  /// instant, and a waiting writer that finds it registered polls again: tries that fail
-  /// back to back can delay a writer for as long as they go on (lock_shared() does not:
-  /// a waiting reader stays out of the writer's count).
+  /// the GPU readers' presence: one store across the link). It loads the gate before it
+  /// registers and fails at once when a writer has closed it, so that tries failing back
+  /// to back do not keep a draining writer polling: only a try that found the gate open
+  /// as a writer closed it registers for an instant, once per thread and close. Cost: as
+  /// lock_shared(), plus that first load of the gate (on the GPU at system scope, across
+  /// the link).
   UNISYNC_HOST_DEVICE bool try_lock_shared();
   /// Releases a shared hold. Preconditions: the calling thread holds it shared (debug
   /// builds check that its word has a registered reader that is not waiting). Cost: one
@@ -164,8 +166,9 @@ class basic_shared_mutex {
   /// The timed forms of std::shared_timed_mutex: as lock() / lock_shared(), but give up
   /// after `timeout` (or at `when`) and return false, leaving no trace: a timed-out writer
   /// reopens the gate and releases the writers' lock, a timed-out reader withdraws its
-  /// registration. The clock is the calling side's monotonic clock; a timeout of zero or
-  /// less tries once.
+  /// registration. A timed reader that finds the gate closed before it registers waits
+  /// for the gate to move before registering, as try_lock_shared() fails there. The clock
+  /// is the calling side's monotonic clock; a timeout of zero or less tries once.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {
@@ -346,8 +349,8 @@ class basic_shared_mutex {
 
   // Readers, as a thread of `side` (tests on the host stand in for the GPU by naming it).
   UNISYNC_HOST_DEVICE gate_view register_reader(side_kind side);
-  UNISYNC_HOST_DEVICE bool try_register_reader(side_kind side);
   UNISYNC_HOST_DEVICE void deregister(side_kind side, cuda::std::uint64_t units);
+  UNISYNC_HOST_DEVICE bool wait_for_gate_change(gate_view seen, detail::deadline const* limit);
   UNISYNC_HOST_DEVICE bool wait_out_writers(side_kind side, gate_view seen, detail::deadline const* limit);
   UNISYNC_HOST_DEVICE void lock_shared_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_lock_shared_as(side_kind side);

@@ -203,6 +203,57 @@ TEST(HostSharedMutexAcrossSides, TimedOutGpuReaderLeavesNoTrace)
   EXPECT_FALSE(access::gpu_reported_present(mutex));
 }
 
+/// Runs `try_reads` on one thread while another watches the reader words; returns every
+/// bit the watcher saw set.
+template <class Mutex, class TryReads>
+cuda::std::uint64_t reader_bits_seen_during(Mutex& mutex, TryReads try_reads)
+{
+  std::atomic<bool> done{false};
+  cuda::std::uint64_t seen = 0;
+  std::thread watcher([&] {
+    while (!done.load(std::memory_order_acquire)) seen |= access::reader_words(mutex);
+  });
+  try_reads();
+  done.store(true, std::memory_order_release);
+  watcher.join();
+  return seen;
+}
+
+constexpr unsigned failed_tries = 5000;
+
+// A writer waiting for its readers to drain polls again whenever it finds one registered:
+// tries that registered for an instant at every failure, back to back, kept it polling
+// for as long as they went on. At a gate already closed, try_lock_shared() fails without
+// registering, and a timed form waits for the gate to move before it registers.
+TYPED_TEST(HostSharedMutex, TriesAtAClosedGateNeverRegister)
+{
+  auto mutex = std::make_unique<TypeParam>();
+  mutex->lock();
+  cuda::std::uint64_t const seen = reader_bits_seen_during(*mutex, [&] {
+    for (unsigned i = 0; i < failed_tries; ++i) {
+      EXPECT_FALSE(mutex->try_lock_shared());
+      EXPECT_FALSE(mutex->try_lock_shared_for(std::chrono::microseconds(1)));
+    }
+  });
+  EXPECT_EQ(seen, 0u) << "a try at a closed gate registered";
+  mutex->unlock();
+}
+
+TEST(HostSharedMutexAcrossSides, GpuTriesAtAClosedGateNeverRegister)
+{
+  unisync::shared_mutex mutex;
+  mutex.lock();
+  cuda::std::uint64_t const seen = reader_bits_seen_during(mutex, [&] {
+    for (unsigned i = 0; i < failed_tries; ++i) {
+      EXPECT_FALSE(access::try_lock_shared_for_as(mutex, side::gpu, 0));
+      EXPECT_FALSE(access::try_lock_shared_for_as(mutex, side::gpu, 1000));
+    }
+  });
+  EXPECT_EQ(seen, 0u) << "a GPU try at a closed gate registered (or published the GPU side's presence)";
+  EXPECT_FALSE(access::gpu_reported_present(mutex));
+  mutex.unlock();
+}
+
 // The copies of the gate start kept and open, so that GPU readers that come before any
 // writer read them; a writer that no GPU reader has asked drops them, so that CPU threads
 // alone do not pay for them; from the first GPU reader that then asks, every writer keeps

@@ -76,8 +76,10 @@
  * can wrap back to the value a slow reader waits on, which then never sees it change; the
  * code's 64-bit gate never repeats a value. The liveness search with the GPU writer
  * timed takes -DGM=8; two give-ups in a row wrap even that (--ltl wlive0 fails so, not
- * checked). One limit (--ltl wlive1 fails): try_lock_shared() calls failing back to back register
- * for an instant each and can keep a waiting writer from ever seeing its readers drained.
+ * checked). A try or a timed form looks at the gate before it registers (a closed gate
+ * fails the try, and a timed form waits for it to move, unregistered, or gives up), so the
+ * timed reader's failed calls, one after another, cannot keep a writer from seeing its
+ * readers drained (--ltl wlive1 with -DNG=0, or wlive0/wlive1 with -DNC=0 -DNG=1).
  * Seeded bugs (each must be caught):
  *   -DBUG_ONE_LATE_COUNTER   one late counter for every writer (-DNC=2 -DNG=0): the next
  *                            writer takes a reader still late for the previous one as
@@ -125,6 +127,10 @@
  *                            (assertion)
  *   -DBUG_NO_WRITER_FENCE    (-DWEAK_MEMORY) the writer's gate store may still be buffered
  *                            when it reads the reader words (assertion)
+ *   -DBUG_TRY_REGISTERS_FIRST (-DTIMED) tries and timed forms register before they look
+ *                            at the gate: failed tries one after another each register for
+ *                            an instant, and a writer whose drain polls all fall into them
+ *                            never enters (--ltl wlive1 -DNG=0: a cycle)
  *   -DBUG_NO_READER_FENCE    (-DWEAK_MEMORY) the reader's gate load may pass its
  *                            registration: spin first finds a deadlock (a reader acting on a
  *                            gate value older than its registration); any error counts
@@ -176,9 +182,11 @@ bool held_stale[NR];
 /* -DTIMED: reader TIMED_READER_ID and writer TIMED_WRITER_ID (default: reader 0 and the
  * CPU writer) call the timed forms, whose deadline may pass after any poll that fails
  * (the give-up's guard is that poll's failure), so that their runs include those of the
- * untimed calls (a deadline that never passes). A reader:
- * try_lock_shared() gives up at its first closed gate (deregister(side, 1)); a wait in
- * wait_out_writers() may end by its deadline (deregister(side, 1 + late)). A writer:
+ * untimed calls (a deadline that never passes). A reader, before it registers, loads
+ * the gate: closed, try_lock_shared() gives up, and a timed form waits for it to move or
+ * gives up; after its fence, try_lock_shared() gives up at a closed gate
+ * (deregister(side, 1)) and a wait in wait_out_writers() may end by its deadline
+ * (deregister(side, 1 + late)). A writer:
  * try_lock_for() takes the writers' lock only when no writer has queued for it (a try
  * never queues, and the code's lock goes to a queued writer first; the code keeps a
  * closed gate only for a writer of its side that queued, so a try never inherits one:
@@ -360,11 +368,42 @@ inline settle_or_leave() {
 proctype reader(byte r) {
   byte s = (IS_GPU(r) -> 1 : 0);
   byte g, now, q, w, hg, sv_reg, sv_l0, sv_l1;
-  bool sv_p, ok, take, early, via_copy;
+  bool sv_p, ok, take, early, via_copy, trying;
   byte early_gate;
   q = NO_SLOT;
   do
   ::
+#if defined(TIMED)
+     if
+     :: TIMED_READER(r) ->
+#if !defined(BUG_TRY_REGISTERS_FIRST)
+        /* A try, or a timed form, looks at the gate before it registers (the word a
+         * registration would read, asking for copies as it would); a closed one fails the
+         * try, and a timed form waits for it to move, unregistered, or gives up. */
+        atomic {
+          via_copy = KEPT_FOR(r); g = GATE_OF(r);
+          if
+          :: IS_GPU(r) && !via_copy -> wanted = true
+          :: else -> skip
+          fi
+        };
+        if
+        :: CLOSED(g) ->
+           if
+           :: take = false; goto reader_leaves               /* the try fails, or the deadline passes */
+           :: atomic { GATE_OF(r) != g }                    /* timed: the gate moved */
+           fi
+        :: else -> skip
+        fi;
+        g = 0;
+#endif
+        if
+        :: trying = true                                    /* try_lock_shared() */
+        :: trying = false                                   /* a timed form */
+        fi
+     :: else -> trying = false
+     fi;
+#endif
 #if defined(WEAK_MEMORY) && defined(BUG_NO_READER_FENCE)
      if
      :: atomic { via_copy = KEPT_FOR(r); early = true; early_gate = GATE_OF(r) }  /* passes the registration */
@@ -400,12 +439,12 @@ proctype reader(byte r) {
      do
      :: !CLOSED(g) -> break
 #if defined(TIMED)
-     :: CLOSED(g) && TIMED_READER(r) && q == NO_SLOT ->      /* try_lock_shared(): gives up */
+     :: CLOSED(g) && trying && q == NO_SLOT ->               /* try_lock_shared(): gives up */
         atomic { counting[r] = false; writer_sections_seen[r] = 0; reg[s]--;
                  take = (s == 1 && ((reg[s] == 0 && present) || MIGHT_DRAIN(s))) };
         goto reader_leaves
 #endif
-     :: CLOSED(g) ->                                        /* wait_out_writers */
+     :: CLOSED(g) && !trying ->                             /* wait_out_writers */
         q = LSLOT(g);
         atomic { add_late(s, q, 1); take = (s == 1 && reg[s] == LATE(s, q)) };
         if

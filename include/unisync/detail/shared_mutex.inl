@@ -162,15 +162,28 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::deregister(side_kin
 }
 
 template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_for_gate_change(gate_view seen,
+                                                                                 detail::deadline const* limit)
+{
+  // The word `seen` was read from (a kept copy stays kept), without the copy's mark.
+  auto const gate = detail::atomic_at<Scope>(*seen.word);
+  cuda::std::uint32_t const wait_ns = partitioned ? Backoff::tuning::link_handoff_ns : Backoff::tuning::ticket_handoff_ns;
+  auto const forecast = [&](cuda::std::memory_order order) {
+    return (gate.load(order) & ~kept_copy) == seen.value ? wait_ns : 0u;
+  };
+  if (limit == nullptr) {
+    detail::wait_for_turn<Backoff>(forecast);
+    return true;
+  }
+  return detail::wait_for_turn_until<Backoff>(*limit, forecast);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(side_kind side, gate_view seen,
                                                                              detail::deadline const* limit)
 {
   detail::shared_reader_ref<Scope> const word(reader_word(side));
-  // The word the registration read (a kept copy stays kept); without the copy's mark.
-  auto const gate_ref = detail::atomic_at<Scope>(*seen.word);
-  auto const load_gate = [&](cuda::std::memory_order order) { return gate_ref.load(order) & ~kept_copy; };
   cuda::std::uint64_t gate = seen.value;
-  cuda::std::uint32_t const wait_ns = partitioned ? Backoff::tuning::link_handoff_ns : Backoff::tuning::ticket_handoff_ns;
   for (;;) {
     // Late for the writer that closed `gate`: it does not wait for this reader, the next
     // writer does. The registration stays.
@@ -178,19 +191,14 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(si
     cuda::std::uint64_t const after =
         word.fetch_add(late_unit(slot), detail::memory_order_acq_rel) + late_unit(slot);
     if (reports(side) && registered(after) == late(after, slot)) settle_or_leave();
-    auto const forecast = [&](cuda::std::memory_order order) {
-      return load_gate(order) == gate ? wait_ns : 0u;
-    };
-    bool const reopened = limit == nullptr ? (detail::wait_for_turn<Backoff>(forecast), true)
-                                           : detail::wait_for_turn_until<Backoff>(*limit, forecast);
-    if (!reopened) {
+    if (!wait_for_gate_change(gate_view{seen.word, gate}, limit)) {
       deregister(side, 1 + late_unit(slot));  // gives up: no trace left
       return false;
     }
     // Active again; as a registration, ordered before the gate load by the fence.
     word.fetch_sub(late_unit(slot), detail::memory_order_relaxed);
     cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
-    cuda::std::uint64_t const now = load_gate(detail::memory_order_acquire);
+    cuda::std::uint64_t const now = detail::atomic_at<Scope>(*seen.word).load(detail::memory_order_acquire) & ~kept_copy;
     // Open, or closed by a writer of the other parity, which saw this registration as
     // active (it was visible to every writer after the one that closed `gate`) and waits
     // for this reader: enter. Closed by a writer of the same parity: that one may have
@@ -223,6 +231,11 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared()
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared_as(side_kind side)
 {
+  // A gate already closed fails the try without registering: a registration for an instant
+  // at every failed try kept a draining writer polling for as long as tries failed back to
+  // back (test/models: shared_mutex.bug_try_registers_first). Now only a try that found the
+  // gate open as the writer closed it can delay the writer, once per thread and close.
+  if (closed(load_reader_gate(side).value)) return false;
   if (!closed(register_reader(side).value)) return true;
   deregister(side, 1);
   return false;
@@ -240,6 +253,11 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared_wit
 {
   if (timeout_ns == 0) return try_lock_shared_as(side);
   detail::deadline const limit = detail::deadline::after(timeout_ns);
+  // A gate already closed is waited out before registering, as try_lock_shared_as() fails
+  // then: timed tries that give up back to back would otherwise each register for an
+  // instant. From its registration on the reader waits for at most one batch, as before.
+  gate_view const before = load_reader_gate(side);
+  if (closed(before.value) && !wait_for_gate_change(before, &limit)) return false;
   gate_view const seen = register_reader(side);
   if (!closed(seen.value)) return true;
   return wait_out_writers(side, seen, &limit);
