@@ -380,6 +380,29 @@ TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesKeepsSendingOnceAsked)
   EXPECT_EQ(access::pool_count(*semaphore, side::gpu), 0);
 }
 
+// A forwarding release that finds the send role held leaves a request, which the holder
+// serves with one more round before it lets go: the holder may have looked at the pool
+// before this release's addition, and a release that left at once stranded its permit
+// until a later release forwarded it, or the CPU side's steal.
+TEST(PartitionedSemaphoreForwarding, AReleaseThatFindsTheSendRoleHeldIsForwardedByItsHolder)
+{
+  for (side const releasing : {side::gpu, side::cpu}) {
+    side const waiting = releasing == side::gpu ? side::cpu : side::gpu;
+    auto semaphore = std::make_shared<every_release_reads_link_semaphore>(0);
+    access::move_heartbeat(*semaphore, releasing);  // no steal racing the forward
+    bounded_thread waiter([semaphore, waiting] { access::acquire_as(*semaphore, waiting); });
+    ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, waiting) != 0; }));
+    ASSERT_TRUE(access::take_send_role(*semaphore, releasing));  // a holder that has looked
+    access::release_as(*semaphore, releasing);
+    EXPECT_EQ(access::permits_sent_by(*semaphore, releasing), 0u) << "sent while another thread held the role";
+    access::leave_send_role(*semaphore, releasing);
+    EXPECT_EQ(access::permits_sent_by(*semaphore, releasing), 1u) << "the holder left the release's permit behind";
+    ASSERT_TRUE(waiter.returned_within());
+    EXPECT_TRUE(access::take_send_role(*semaphore, releasing)) << "the holder did not let go of the role";
+    access::leave_send_role(*semaphore, releasing);
+  }
+}
+
 /// A GPU release that found permits over reads the link at most once a second (the
 /// first one does: the clock has run longer since boot).
 struct rare_link_check_tuning : slow_steal_tuning {

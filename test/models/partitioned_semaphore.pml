@@ -21,7 +21,9 @@
  *                       read within the interval, see below, or only_rel[s] and half of N
  *                       over) wants[o] > sent[s] (or only_rel[s] and asked[o]: o's
  *                       wants are not 0):
- *                       forward_leftovers: try the send role once; k = min(leftover,
+ *                       forward_leftovers: take the send role, or, held, leave a
+ *                       request that the holder serves with one more round (at most
+ *                       ROLE_ROUNDS, then it lets go); each round: k = min(leftover,
  *                       wants[o] - sent[s]), or the whole leftover where T[s] is still
  *                       what s's last forward left (only_rel[s]: nobody took a ticket of
  *                       s since, neither an acquire nor a steal); T[s] += k;
@@ -38,7 +40,9 @@
  *
  * Merged steps: the import's reads of sent_to[s], T[s], G[s] and its stores of seen[s]
  * and wants[s] are one step; so are a forwarder's reads and its compare-exchange and
- * stores, and a turn's role, reads and stores. Sound for safety: the counters only grow,
+ * stores, and a turn's role, reads and stores (so no request comes while a turn holds
+ * the send role; in the code one may, and the turn's leave_send_role serves it with a
+ * forward round as a forwarder's does). Sound for safety: the counters only grow,
  * so reading one later than the code does gives a sum at least as large only where it
  * adds permits (G, sent_to), and the compare-exchange on T fails unless T is what was
  * read; the stores publish requests (wants) and a value its single writer (the role
@@ -163,6 +167,10 @@ bool asked[2];          /* side s's wants are not 0 in the code (see IMPORT) */
 bool ever_sent[2];      /* sent_to[s] was stored (the code's is not 0 from then on) */
 bool import_role[2];
 bool send_role[2];
+bool send_req[2];       /* send_role above 1: forwards that found the role held */
+#ifndef ROLE_ROUNDS
+#define ROLE_ROUNDS 1   /* tuning::send_role_rounds (8 in the code) */
+#endif
 bool fresh;             /* a GPU release read the link less than link_check_interval_ns ago */
 short my[NT];           /* a waiting thread's ticket (global for NORM) */
 short sh;               /* NORM's shift, 0 between steps */
@@ -318,6 +326,7 @@ proctype thread(byte id) {
   byte o = 1 - SIDE(id);
   short u;
   short k;
+  byte rounds;          /* leave_send_role's extra rounds */
   bool importing;
   bool steal;
   bool look;
@@ -525,23 +534,31 @@ enter:
      if
      :: atomic { look && FORWARDS(s, o) &&
                  !send_role[s] -> send_role[s] = true; look = false }   /* forward_leftovers */
-        atomic {
-          u = D((G[s] + seen[s]) % M, T[s]);
-          k = D(wants[o], sent[s]);
-          k = (only_rel[s] && asked[o] -> u : (k <= 0 -> 0 : (u < k -> u : k)));   /* only released: all */
-          if
-          :: k > 0 ->
+        do
+        :: atomic {                                        /* forward_held */
+             u = D((G[s] + seen[s]) % M, T[s]);
+             k = D(wants[o], sent[s]);
+             k = (only_rel[s] && asked[o] -> u : (k <= 0 -> 0 : (u < k -> u : k)));   /* only released: all */
+             if
+             :: k > 0 ->
 #if !defined(BUG_FORWARD_KEEPS_TICKETS)
-             INC(T[s], k);
+                INC(T[s], k);
 #endif
-             only_rel[s] = true; INC(sent[s], k); sent_to[o] = sent[s]; ever_sent[o] = true
-          :: else -> skip
-          fi;
-          u = 0; k = 0
-        }
-        atomic { send_role[s] = false }
-     :: atomic { !(look && FORWARDS(s, o) && !send_role[s]) ->
-                 look = false }                            /* not looked, not wanted, role busy */
+                only_rel[s] = true; INC(sent[s], k); sent_to[o] = sent[s]; ever_sent[o] = true
+             :: else -> skip
+             fi;
+             u = 0; k = 0
+           };
+           if                                              /* leave_send_role */
+           :: atomic { !send_req[s] -> send_role[s] = false }; break
+           :: atomic { send_req[s] && rounds < ROLE_ROUNDS -> send_req[s] = false; rounds++ }
+           :: atomic { send_req[s] && rounds == ROLE_ROUNDS -> send_req[s] = false; send_role[s] = false }; break
+           fi
+        od;
+        rounds = 0
+     :: atomic { look && FORWARDS(s, o) && send_role[s] ->
+                 send_req[s] = true; look = false }        /* role held: a request */
+     :: atomic { !(look && FORWARDS(s, o)) -> look = false }   /* not looked, not wanted */
      fi;
 #if defined(TRY)
 done:

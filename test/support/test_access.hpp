@@ -399,6 +399,19 @@ struct test_access {
     auto& beat = which == side::gpu ? semaphore.link_.gpu_heartbeat : semaphore.link_.cpu_heartbeat;
     atomic_at<cuda::thread_scope_system>(beat).fetch_add(2, memory_order_relaxed);
   }
+  /// Takes `which` side's send role as a forwarding release does (false: it was held), and
+  /// lets go of it as its holder does, serving the requests of releases that found it held.
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static bool take_send_role(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
+  {
+    auto& part = which == side::gpu ? semaphore.gpu_ : semaphore.cpu_;
+    return atomic_at<cuda::thread_scope_system>(part.send_role).fetch_add(1, memory_order_acq_rel) == 0;
+  }
+  template <cuda::std::ptrdiff_t Max, class Backoff>
+  static void leave_send_role(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
+  {
+    semaphore.leave_send_role(side_of(semaphore, which));
+  }
   template <cuda::std::ptrdiff_t Max, class Backoff>
   static cuda::std::uint64_t wants_of(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
   {

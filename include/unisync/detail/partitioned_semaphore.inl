@@ -404,7 +404,7 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxVa
     // role acquires it here.
     atomic_at<pool_scope>(sent_to(other(side))).store(already + 1, detail::memory_order_release);
   }
-  role.store(0, detail::memory_order_release);
+  leave_send_role(side);
   return gives;
 }
 
@@ -492,21 +492,53 @@ template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::forward_leftovers(
     side_kind side)
 {
+  // A release left permits that no waiter of its side takes, and the other side wants
+  // some. It takes the send role, or asks its holder for one more round, and never waits:
+  // a release that found the role held and left at once stranded what it added after the
+  // holder's look at the pool until a later release forwarded it, or until the other
+  // side's steal (1 ms and more). Acq_rel: a taker acquires the last holder's stores, and
+  // a request releases this release's addition to the holder that serves it.
+  detail::own_side_word<cuda::std::uint32_t> const role(part_of(side).send_role);
+  if (role.fetch_add(1, detail::memory_order_acq_rel) != 0) return;
+  forward_held(side);
+  leave_send_role(side);
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::leave_send_role(side_kind side)
+{
+  // The holder serves the requests that came while it held the role (forwards that found
+  // it held) with one more forward round each time, and lets go when none came; after
+  // tuning::send_role_rounds rounds it lets go anyway, leaving the last requests' permits
+  // to the next forward. Release: the next holder acquires permits_sent and sent_to.
+  detail::own_side_word<cuda::std::uint32_t> const role(part_of(side).send_role);
+  for (cuda::std::uint32_t round = 0;; ++round) {
+    cuda::std::uint32_t held = 1;
+    if (role.compare_exchange_strong(held, 0, detail::memory_order_release, detail::memory_order_relaxed)) return;
+    if (round == Backoff::tuning::send_role_rounds) {
+      role.store(0, detail::memory_order_release);
+      return;
+    }
+    // Acquire: the requests' additions to the pool, which the round reads.
+    role.exchange(1, detail::memory_order_acq_rel);
+    forward_held(side);
+  }
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::forward_held(side_kind side)
+{
   using detail::atomic_at;
   using detail::pool_scope;
-  // A release left permits that no waiter of its side takes, and the other side wants
-  // some: take them from the pool as a try_acquire would (never waiting: the send role is
-  // tried once, the exchange a few times) and send them with one store: what the other
-  // side's waiters lack, or every free permit where tickets_taken is what this side's
-  // last forward left (no ticket taken, no steal since: a side that only releases, as a
-  // work queue's consumers release its free slots), then even when the other side's
-  // wants are met, as long as they are not 0. The other side asks for what its waiters
-  // lack when it reads the link; answering only that, one request per crossing, held
-  // such a queue to a few items per crossing.
+  // The send role's holder takes free permits from the pool as a try_acquire would (the
+  // exchange tried a few times) and sends them with one store: what the other side's
+  // waiters lack, or every free permit where tickets_taken is what this side's last
+  // forward left (no ticket taken, no steal since: a side that only releases, as a work
+  // queue's consumers release its free slots), then even when the other side's wants are
+  // met, as long as they are not 0. The other side asks for what its waiters lack when it
+  // reads the link; answering only that, one request per crossing, held such a queue to a
+  // few items per crossing.
   side_part& mine = part_of(side);
-  detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
-  cuda::std::uint32_t expected = 0;
-  if (!role.compare_exchange_strong(expected, 1, detail::memory_order_acquire, detail::memory_order_relaxed)) return;
   detail::own_side_word<cuda::std::uint64_t> const sent(mine.permits_sent);
   detail::own_side_word<cuda::std::uint64_t> const taken_at_forward(mine.tickets_taken_at_forward);
   cuda::std::uint64_t const already = sent.load(detail::memory_order_relaxed);
@@ -534,7 +566,6 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
       break;
     }
   }
-  role.store(0, detail::memory_order_release);
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
