@@ -48,9 +48,9 @@ namespace unisync {
  *   `tuning::lone_turn_factor`-th such ticket, or the first once `tuning::lone_turn_ns`
  *   have passed since its last turn or its admission after giving; and a
  *   release that leaves permits no waiter of its side takes forwards them to a hungry
- *   other side (through the send role, or, finding it held, by a request that its holder
- *   serves with one more round, up to `tuning::send_role_rounds` rounds, before it lets
- *   go; on the GPU it looks at the link at most every
+ *   other side (through the send role; a CPU release that finds it held leaves a request
+ *   that the holder serves with one more round, up to `tuning::send_role_rounds` rounds,
+ *   before it lets go; on the GPU it looks at the link at most every
  *   `tuning::link_check_interval_ns`, see below, unless a side that only releases has
  *   half of max() over): as many as the other side's waiters lack, or all of them where
  *   the side's tickets_taken is what its last forward left (nobody of the side took a
@@ -286,10 +286,10 @@ class basic_partitioned_semaphore {
     alignas(detail::cache_line_size) cuda::std::uint64_t permits_seen = 0;
     // The roles. Import: one waiter of the side that reads the link for the side, 1 while
     // held; written by whoever takes or leaves it (compare-exchange, store). Send: one
-    // thread that stores the side's sent_to counter, 1 while held plus one for each
-    // forwarding release that found it held (a request for one more round); written by
-    // its takers and requests (compare-exchange, fetch_add) and its holder (exchange,
-    // compare-exchange, store).
+    // thread that stores the side's sent_to counter, 1 while held plus, on the CPU side,
+    // one for each forwarding release that found it held (a request for one more round);
+    // written by its takers and requests (compare-exchange, fetch_add) and its holder
+    // (exchange, compare-exchange, store).
     alignas(detail::cache_line_size) cuda::std::uint32_t import_role = 0;
     alignas(detail::cache_line_size) cuda::std::uint32_t send_role = 0;
     // Written only by the send role's holder: permits sent to the other side in all, and

@@ -139,11 +139,14 @@ struct tuning {
   /// tried again later (at the next release that leaves permits over, or after the next
   /// steal_after_ns), so it never needs to win. Not measured.
   static constexpr cuda::std::uint32_t pool_transfer_attempts = 4;
-  /// A partitioned semaphore's send role holder serves the forwarding releases that found
-  /// it held (one more forward round each time any came) at most this many rounds, then
-  /// lets go: a release is not held by a stream of other releases for longer. The requests
-  /// of the last round then wait for the next forward. Not measured.
-  static constexpr cuda::std::uint32_t send_role_rounds = 8;
+  /// A partitioned semaphore's CPU send role holder serves the forwarding releases that
+  /// found it held (one more forward round each time any came) at most this many rounds,
+  /// then lets go, so that a stream of other releases does not hold a release longer; the
+  /// requests of the last round wait for the next forward. With 8, four host producers
+  /// feeding 132 GPU blocks moved 0.91-0.93x the items/s of the code without requests
+  /// (one holder forwarding for all), with 2 0.94-1.02x in three A/Bs (H200 machine,
+  /// benchmark/results/h200-semaphore-send-requests).
+  static constexpr cuda::std::uint32_t send_role_rounds = 2;
   /// A device-scope shared_mutex spreads its readers over this many reader words, by block
   /// (a reader registers on the word of its block index modulo this count), and a writer
   /// polls every one of them: each word sees a sixteenth of the read-modify-writes of one

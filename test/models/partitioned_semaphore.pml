@@ -21,9 +21,10 @@
  *                       read within the interval, see below, or only_rel[s] and half of N
  *                       over) wants[o] > sent[s] (or only_rel[s] and asked[o]: o's
  *                       wants are not 0):
- *                       forward_leftovers: take the send role, or, held, leave a
- *                       request that the holder serves with one more round (at most
- *                       ROLE_ROUNDS, then it lets go); each round: k = min(leftover,
+ *                       forward_leftovers: take the send role, or, held, on the CPU
+ *                       leave a request that the holder serves with one more round (at
+ *                       most ROLE_ROUNDS, then it lets go; on the GPU skip); each round:
+ *                       k = min(leftover,
  *                       wants[o] - sent[s]), or the whole leftover where T[s] is still
  *                       what s's last forward left (only_rel[s]: nobody took a ticket of
  *                       s since, neither an acquire nor a steal); T[s] += k;
@@ -167,7 +168,7 @@ bool asked[2];          /* side s's wants are not 0 in the code (see IMPORT) */
 bool ever_sent[2];      /* sent_to[s] was stored (the code's is not 0 from then on) */
 bool import_role[2];
 bool send_role[2];
-bool send_req[2];       /* send_role above 1: forwards that found the role held */
+bool send_req[2];       /* send_role above 1: CPU forwards that found the role held */
 #ifndef ROLE_ROUNDS
 #define ROLE_ROUNDS 1   /* tuning::send_role_rounds (8 in the code) */
 #endif
@@ -556,9 +557,10 @@ enter:
            fi
         od;
         rounds = 0
-     :: atomic { look && FORWARDS(s, o) && send_role[s] ->
-                 send_req[s] = true; look = false }        /* role held: a request */
-     :: atomic { !(look && FORWARDS(s, o)) -> look = false }   /* not looked, not wanted */
+     :: atomic { look && FORWARDS(s, o) && send_role[s] && s == 0 ->
+                 send_req[s] = true; look = false }        /* CPU, role held: a request */
+     :: atomic { !(look && FORWARDS(s, o) && (s == 0 || !send_role[s])) ->
+                 look = false }                            /* not looked, not wanted; GPU: role held */
      fi;
 #if defined(TRY)
 done:

@@ -493,13 +493,22 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
     side_kind side)
 {
   // A release left permits that no waiter of its side takes, and the other side wants
-  // some. It takes the send role, or asks its holder for one more round, and never waits:
-  // a release that found the role held and left at once stranded what it added after the
-  // holder's look at the pool until a later release forwarded it, or until the other
-  // side's steal (1 ms and more). Acq_rel: a taker acquires the last holder's stores, and
-  // a request releases this release's addition to the holder that serves it.
+  // some. It takes the send role (acquire: the last holder's stores), and never waits.
+  // Finding it held, a CPU release asks the holder for one more round: one that left at
+  // once stranded what it added after the holder's look at the pool until a later release
+  // forwarded it, or until the GPU side's steal (1 ms and more), which a burst of host
+  // producers could end on. The request releases this release's addition to the holder
+  // that serves it (or takes the role, where the holder let go meanwhile). A GPU release
+  // leaves, as any GPU leftover waits within the link interval: a holder's extra round
+  // there reads the link (about a microsecond a load), and work queues with 132 consumer
+  // blocks working 10 us per item ran 0.81-0.86x as fast with GPU requests (H200
+  // machine, benchmark/results/h200-semaphore-send-requests).
   detail::own_side_word<cuda::std::uint32_t> const role(part_of(side).send_role);
-  if (role.fetch_add(1, detail::memory_order_acq_rel) != 0) return;
+  cuda::std::uint32_t free_role = 0;
+  if (!role.compare_exchange_strong(free_role, 1, detail::memory_order_acquire, detail::memory_order_relaxed) &&
+      (side == side_kind::gpu || role.fetch_add(1, detail::memory_order_acq_rel) != 0)) {
+    return;
+  }
   forward_held(side);
   leave_send_role(side);
 }
@@ -507,11 +516,16 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::leave_send_role(side_kind side)
 {
-  // The holder serves the requests that came while it held the role (forwards that found
-  // it held) with one more forward round each time, and lets go when none came; after
-  // tuning::send_role_rounds rounds it lets go anyway, leaving the last requests' permits
-  // to the next forward. Release: the next holder acquires permits_sent and sent_to.
+  // The holder serves the requests that came while it held the role (CPU forwards that
+  // found it held) with one more forward round each time, and lets go when none came;
+  // after tuning::send_role_rounds rounds it lets go anyway, leaving the last requests'
+  // permits to the next forward. Release: the next holder acquires permits_sent and
+  // sent_to.
   detail::own_side_word<cuda::std::uint32_t> const role(part_of(side).send_role);
+  if (side == side_kind::gpu) {
+    role.store(0, detail::memory_order_release);  // no requests on the GPU side
+    return;
+  }
   for (cuda::std::uint32_t round = 0;; ++round) {
     cuda::std::uint32_t held = 1;
     if (role.compare_exchange_strong(held, 0, detail::memory_order_release, detail::memory_order_relaxed)) return;
