@@ -167,8 +167,10 @@ class basic_shared_mutex {
   /// after `timeout` (or at `when`) and return false, leaving no trace: a timed-out writer
   /// reopens the gate and releases the writers' lock, a timed-out reader withdraws its
   /// registration. A timed reader that finds the gate closed before it registers waits
-  /// for the gate to move before registering, as try_lock_shared() fails there. The clock
-  /// is the calling side's monotonic clock; a timeout of zero or less tries once.
+  /// for the gate to move before registering, as try_lock_shared() fails there: its bound
+  /// of one batch counts from its registration, so from the call it may wait for the
+  /// batch in progress and one more. The clock is the calling side's monotonic clock; a
+  /// timeout of zero or less tries once.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {

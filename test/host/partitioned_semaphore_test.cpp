@@ -387,22 +387,18 @@ TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesKeepsSendingOnceAsked)
 // forward_leftovers.)
 TEST(PartitionedSemaphoreForwarding, ACpuReleaseThatFindsTheSendRoleHeldIsForwardedByItsHolder)
 {
-  {
-    side const releasing = side::cpu;
-    side const waiting = side::gpu;
-    auto semaphore = std::make_shared<every_release_reads_link_semaphore>(0);
-    access::move_heartbeat(*semaphore, releasing);  // no steal racing the forward
-    bounded_thread waiter([semaphore, waiting] { access::acquire_as(*semaphore, waiting); });
-    ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, waiting) != 0; }));
-    ASSERT_TRUE(access::take_send_role(*semaphore, releasing));  // a holder that has looked
-    access::release_as(*semaphore, releasing);
-    EXPECT_EQ(access::permits_sent_by(*semaphore, releasing), 0u) << "sent while another thread held the role";
-    access::leave_send_role(*semaphore, releasing);
-    EXPECT_EQ(access::permits_sent_by(*semaphore, releasing), 1u) << "the holder left the release's permit behind";
-    ASSERT_TRUE(waiter.returned_within());
-    EXPECT_TRUE(access::take_send_role(*semaphore, releasing)) << "the holder did not let go of the role";
-    access::leave_send_role(*semaphore, releasing);
-  }
+  auto semaphore = std::make_shared<every_release_reads_link_semaphore>(0);
+  access::move_heartbeat(*semaphore, side::cpu);  // no steal racing the forward
+  bounded_thread gpu_waiter([semaphore] { access::acquire_as(*semaphore, side::gpu); });
+  ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::gpu) != 0; }));
+  ASSERT_TRUE(access::take_send_role(*semaphore, side::cpu));  // a holder that has looked
+  access::release_as(*semaphore, side::cpu);
+  EXPECT_EQ(access::permits_sent_by(*semaphore, side::cpu), 0u) << "sent while another thread held the role";
+  access::leave_send_role(*semaphore, side::cpu);
+  EXPECT_EQ(access::permits_sent_by(*semaphore, side::cpu), 1u) << "the holder left the release's permit behind";
+  ASSERT_TRUE(gpu_waiter.returned_within());
+  EXPECT_TRUE(access::take_send_role(*semaphore, side::cpu)) << "the holder did not let go of the role";
+  access::leave_send_role(*semaphore, side::cpu);
 }
 
 /// A GPU release that found permits over reads the link at most once a second (the

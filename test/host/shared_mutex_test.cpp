@@ -239,19 +239,51 @@ TYPED_TEST(HostSharedMutex, TriesAtAClosedGateNeverRegister)
   mutex->unlock();
 }
 
+// GPU tries read the gate itself (the first writer, asked by no GPU reader, drops the
+// copies), then, once a GPU reader has asked and a writer has kept them, their copies.
 TEST(HostSharedMutexAcrossSides, GpuTriesAtAClosedGateNeverRegister)
 {
   unisync::shared_mutex mutex;
+  auto const gpu_tries_fail_unregistered = [&](char const* reading) {
+    mutex.lock();
+    cuda::std::uint64_t const seen = reader_bits_seen_during(mutex, [&] {
+      for (unsigned i = 0; i < failed_tries; ++i) {
+        EXPECT_FALSE(access::try_lock_shared_for_as(mutex, side::gpu, 0));
+        EXPECT_FALSE(access::try_lock_shared_for_as(mutex, side::gpu, 1000));
+      }
+    });
+    EXPECT_EQ(seen, 0u) << "a GPU try at a closed gate registered (or published the GPU side's presence), "
+                        << reading;
+    EXPECT_FALSE(access::gpu_reported_present(mutex));
+    mutex.unlock();
+  };
+  gpu_tries_fail_unregistered("reading the gate");
+  std::thread([&] {
+    access::lock_shared_as(mutex, side::gpu);  // finds its copy not kept and asks
+    access::unlock_shared_as(mutex, side::gpu);
+  }).join();
   mutex.lock();
-  cuda::std::uint64_t const seen = reader_bits_seen_during(mutex, [&] {
-    for (unsigned i = 0; i < failed_tries; ++i) {
-      EXPECT_FALSE(access::try_lock_shared_for_as(mutex, side::gpu, 0));
-      EXPECT_FALSE(access::try_lock_shared_for_as(mutex, side::gpu, 1000));
-    }
-  });
-  EXPECT_EQ(seen, 0u) << "a GPU try at a closed gate registered (or published the GPU side's presence)";
-  EXPECT_FALSE(access::gpu_reported_present(mutex));
   mutex.unlock();
+  ASSERT_TRUE(access::gate_copies_kept(mutex));
+  gpu_tries_fail_unregistered("reading its copy");
+}
+
+// A timed reader that finds the gate closed waits for it to move, then registers and
+// enters, on either side.
+TEST(HostSharedMutexAcrossSides, TimedReaderAtAClosedGateEntersOnceTheWriterLeaves)
+{
+  for (side const reading : {side::cpu, side::gpu}) {
+    unisync::shared_mutex mutex;
+    mutex.lock();
+    unisync::test::bounded_thread reader([&mutex, reading] {
+      EXPECT_TRUE(access::try_lock_shared_for_as(mutex, reading, 10'000'000'000)) << "gave up on an open gate";
+      access::unlock_shared_as(mutex, reading);
+    });
+    std::this_thread::sleep_for(10ms);
+    mutex.unlock();
+    EXPECT_TRUE(reader.returned_within());
+    EXPECT_EQ(access::reader_words(mutex), 0u);
+  }
 }
 
 // The copies of the gate start kept and open, so that GPU readers that come before any

@@ -170,7 +170,8 @@ bool import_role[2];
 bool send_role[2];
 bool send_req[2];       /* send_role above 1: CPU forwards that found the role held */
 #ifndef ROLE_ROUNDS
-#define ROLE_ROUNDS 1   /* tuning::send_role_rounds (8 in the code) */
+#define ROLE_ROUNDS 1   /* tuning::send_role_rounds (2 in the code): 1 explores both an
+                           extra round and a let-go with requests left, within depth */
 #endif
 bool fresh;             /* a GPU release read the link less than link_check_interval_ns ago */
 short my[NT];           /* a waiting thread's ticket (global for NORM) */

@@ -397,6 +397,7 @@ proctype reader(byte r) {
         fi;
         g = 0;
 #endif
+        /* chosen after the look: a try may also have waited there (a superset of the code) */
         if
         :: trying = true                                    /* try_lock_shared() */
         :: trying = false                                   /* a timed form */

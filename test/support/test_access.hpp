@@ -399,13 +399,16 @@ struct test_access {
     auto& beat = which == side::gpu ? semaphore.link_.gpu_heartbeat : semaphore.link_.cpu_heartbeat;
     atomic_at<cuda::thread_scope_system>(beat).fetch_add(2, memory_order_relaxed);
   }
-  /// Takes `which` side's send role as a forwarding release does (false: it was held), and
-  /// lets go of it as its holder does, serving the requests of releases that found it held.
+  /// Takes `which` side's send role as a forwarding release does, with a compare-exchange
+  /// from free (false: it was held), and lets go of it as its holder does, serving the
+  /// requests of CPU releases that found it held.
   template <cuda::std::ptrdiff_t Max, class Backoff>
   static bool take_send_role(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
   {
     auto& part = which == side::gpu ? semaphore.gpu_ : semaphore.cpu_;
-    return atomic_at<cuda::thread_scope_system>(part.send_role).fetch_add(1, memory_order_acq_rel) == 0;
+    cuda::std::uint32_t free_role = 0;
+    return atomic_at<cuda::thread_scope_system>(part.send_role)
+        .compare_exchange_strong(free_role, 1, memory_order_acquire, memory_order_relaxed);
   }
   template <cuda::std::ptrdiff_t Max, class Backoff>
   static void leave_send_role(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)

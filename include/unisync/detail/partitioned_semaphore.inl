@@ -383,7 +383,8 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxVa
   atomic_at<pool_scope>(heartbeat_of(side)).store(2 * ticket + 1, detail::memory_order_relaxed);
   detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
   // Waits for the send role: its holders (a turn like this one, a forwarding release) hold
-  // it for a few loads and stores and never wait while holding it. Skipping the turn when
+  // it for a few loads and stores (on the CPU side up to 1 + send_role_rounds forward
+  // rounds) and never wait while holding it. Skipping the turn when
   // it is busy starves the other side: a forwarding release whose leftover this very
   // acquirer's ticket took holds the role, forwards nothing, and can do so at every turn
   // (test/models: BUG_TURN_YIELDS_TO_SENDER).

@@ -165,9 +165,11 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_for_gate_change(gate_view seen,
                                                                                  detail::deadline const* limit)
 {
-  // The word `seen` was read from (a kept copy stays kept), without the copy's mark.
+  // The word `seen` was read from, without the copy's mark (a copy kept and closed stays
+  // kept: a GPU reader asked for the copies, and every later writer keeps them).
   auto const gate = detail::atomic_at<Scope>(*seen.word);
-  cuda::std::uint32_t const wait_ns = partitioned ? Backoff::tuning::link_handoff_ns : Backoff::tuning::ticket_handoff_ns;
+  cuda::std::uint32_t const wait_ns =
+      partitioned ? Backoff::tuning::link_handoff_ns : Backoff::tuning::ticket_handoff_ns;
   auto const forecast = [&](cuda::std::memory_order order) {
     return (gate.load(order) & ~kept_copy) == seen.value ? wait_ns : 0u;
   };
@@ -198,7 +200,8 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(si
     // Active again; as a registration, ordered before the gate load by the fence.
     word.fetch_sub(late_unit(slot), detail::memory_order_relaxed);
     cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
-    cuda::std::uint64_t const now = detail::atomic_at<Scope>(*seen.word).load(detail::memory_order_acquire) & ~kept_copy;
+    cuda::std::uint64_t const now =
+        detail::atomic_at<Scope>(*seen.word).load(detail::memory_order_acquire) & ~kept_copy;
     // Open, or closed by a writer of the other parity, which saw this registration as
     // active (it was visible to every writer after the one that closed `gate`) and waits
     // for this reader: enter. Closed by a writer of the same parity: that one may have
