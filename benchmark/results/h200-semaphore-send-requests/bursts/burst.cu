@@ -81,6 +81,11 @@ int main(int argc, char** argv)
   auto at = [&](double q) { return sorted[static_cast<std::size_t>(q * (sorted.size() - 1))]; };
   unsigned over_500 = 0;
   for (double v : us) over_500 += v > 500;
+  std::printf("stalls over 500 us at bursts:");
+  for (std::size_t i = 0; i < us.size(); ++i) {
+    if (us[i] > 500) std::printf(" %zu", i + 1);
+  }
+  std::printf("\n");
   std::printf("%u producers x %u bursts, %u blocks: burst done in median %.1f us, p99 %.1f, p99.9 %.1f, max %.1f; over 500 us: %u (%s)\n",
               producers, bursts, blocks, at(0.5), at(0.99), at(0.999), sorted.back(), over_500,
               cudaGetErrorString(error));
