@@ -56,13 +56,15 @@ namespace unisync {
  *   the side's tickets_taken is what its last forward left (nobody of the side took a
  *   ticket since and no steal took from it: a side that only releases, as a work queue's
  *   consumers release its free slots; one request per crossing held such a queue to a
- *   few items per crossing), then even when the other side's wants are met, as long as
- *   they are not 0 (benchmark/results/h200-semaphore-release-only-side; max() should then
- *   be the permits in circulation, as a ring's slots, for the half-of-max() rule to
- *   apply), except a host thread's release of the one permit it took here with acquire()
- *   (a pair, as in a lock-like loop; a try takes no turn, so its release forwards): that
- *   permit stays in the CPU's pool for the thread's next acquire, and reaches a hungry GPU
- *   side at the CPU's next turn, or by the steal below if the thread does not come back.
+ *   few items per crossing), then even when the other side's wants are met, as long
+ *   as they are not 0, and on the GPU side with half of max() over even unasked
+ *   (benchmark/results/h200-semaphore-release-only-side and h200-semaphore-ring-laps;
+ *   max() should then be the permits in circulation, as a ring's slots, for the
+ *   half-of-max() rules to apply), except a host thread's release of the one permit it
+ *   took here with acquire() (a pair, as in a lock-like loop; a try takes no turn, so its
+ *   release forwards): that permit stays in the CPU's pool for the thread's next acquire,
+ *   and reaches a hungry GPU side at the CPU's next turn, or by the steal below if the
+ *   thread does not come back.
  * The other side's permits thus arrive in batches of one per T acquisitions while both
  * sides are busy (with N = 1: turns of T acquisitions), and at once when the releasing
  * side has no waiter. In equilibrium each side sends as often as it acquires T times, so
@@ -388,6 +390,9 @@ class basic_partitioned_semaphore {
   UNISYNC_HOST_DEVICE void leave_import_role(side_kind side);
   UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void steal_for(side_kind side);
   UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool give_turn_away(side_kind side, cuda::std::uint64_t ticket);
+  // Whether a side that only releases has so many permits over that it reads the link at
+  // once and forwards them all, asked or not: see there.
+  UNISYNC_HOST_DEVICE static bool piles_up(side_kind side, bool only_releases, cuda::std::int64_t leftover) noexcept;
   UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void forward_leftovers(side_kind side);
   UNISYNC_HOST_DEVICE void forward_held(side_kind side);
   UNISYNC_HOST_DEVICE void leave_send_role(side_kind side);

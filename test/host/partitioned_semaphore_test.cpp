@@ -440,6 +440,36 @@ TEST(PartitionedSemaphoreForwarding, AGpuSideThatOnlyReleasesSendsOnceHalfOfMaxI
   }
 }
 
+// A GPU side that only releases sends its leftovers unasked once half of max() is over:
+// the CPU side asks only when its waiters lack permits, and a ring's free slots, whose
+// first lap starts in the CPU's pool, ran out there with nobody left to release on the
+// GPU (the burst's items consumed), so the producers waited for the steal. A GPU side
+// that takes tickets keeps to the interval.
+TEST(PartitionedSemaphoreForwarding, AGpuSideThatOnlyReleasesSendsUnaskedOnceHalfOfMaxIsOver)
+{
+  {
+    auto semaphore = std::make_shared<rare_link_check_semaphore>(0);
+    access::release_as(*semaphore, side::gpu);  // the first link read: nobody asked
+    access::release_as(*semaphore, side::gpu);  // two of four over
+    EXPECT_EQ(access::wants_of(*semaphore, side::cpu), 0u);
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 2u) << "half of max() stayed in the GPU's pool";
+    bounded_thread cpu_acquirer([semaphore] {
+      semaphore->acquire();
+      semaphore->acquire();
+    });
+    EXPECT_TRUE(cpu_acquirer.returned_within());
+    EXPECT_EQ(access::count(*semaphore), 0);
+  }
+  {
+    auto semaphore = std::make_shared<rare_link_check_semaphore>(0);
+    access::release_as(*semaphore, side::gpu);
+    access::acquire_as(*semaphore, side::gpu);  // a ticket of the GPU side
+    access::release_as(*semaphore, side::gpu, 2);
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 0u) << "a side that acquires sent unasked";
+    EXPECT_EQ(access::pool_count(*semaphore, side::gpu), 2);
+  }
+}
+
 /// Turns of two acquisitions, a lone host thread's every fourth, and a steal too slow to
 /// matter; `LoneTurnNs`: how long a lone thread's turn may last.
 template <std::uint32_t LoneTurnNs>

@@ -20,15 +20,16 @@
  *   release_as(s)       G[s] += 1; if G[s] + seen[s] > T[s] (leftover) and (GPU: no link
  *                       read within the interval, see below, or only_rel[s] and half of N
  *                       over) wants[o] > sent[s] (or only_rel[s] and asked[o]: o's
- *                       wants are not 0):
+ *                       wants are not 0, or, GPU, only_rel[s] and half of N over):
  *                       forward_leftovers: take the send role, or, held, on the CPU
  *                       leave a request that the holder serves with one more round (at
  *                       most ROLE_ROUNDS, then it lets go; on the GPU skip); each round:
  *                       k = min(leftover,
  *                       wants[o] - sent[s]), or the whole leftover where T[s] is still
  *                       what s's last forward left (only_rel[s]: nobody took a ticket of
- *                       s since, neither an acquire nor a steal); T[s] += k;
- *                       only_rel[s] = true; sent[s] += k; sent_to[o] = sent[s]
+ *                       s since, neither an acquire nor a steal) and o asked or, GPU,
+ *                       half of N is over; T[s] += k; only_rel[s] = true; sent[s] += k;
+ *                       sent_to[o] = sent[s]
  * Counters are 64-bit in the code, here modulo M (8) with the code's wrapping distance;
  * every distance stays below M / 2 with these few threads and permits. NORM_POOL and
  * NORM_LINK (below) shift the counters to a canonical offset (a symmetry reduction).
@@ -270,8 +271,10 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
    its leftover reaches half of N (the code: half of max()). */
 #define PILING_UP(s) (only_rel[s] && 2 * D((G[s] + seen[s]) % M, T[s]) >= N)
 /* A release that read the link forwards what the other side asks for; a side that only
-   releases forwards every leftover while the other side's wants are not 0. */
-#define FORWARDS(s, o) (D(wants[o], sent[s]) > 0 || (only_rel[s] && asked[o]))
+   releases forwards every leftover while the other side's wants are not 0, and a GPU one
+   with half of N over even unasked (piles_up). */
+#define SENDS_ALL(s, o) (only_rel[s] && (asked[o] || (s == 1 && PILING_UP(s))))
+#define FORWARDS(s, o) (D(wants[o], sent[s]) > 0 || SENDS_ALL(s, o))
 
 /* the poll's admission test failed */
 #define WAITS (D((G[s] + seen[s]) % M, my[id]) <= 0)
@@ -540,7 +543,7 @@ enter:
         :: atomic {                                        /* forward_held */
              u = D((G[s] + seen[s]) % M, T[s]);
              k = D(wants[o], sent[s]);
-             k = (only_rel[s] && asked[o] -> u : (k <= 0 -> 0 : (u < k -> u : k)));   /* only released: all */
+             k = (SENDS_ALL(s, o) -> u : (k <= 0 -> 0 : (u < k -> u : k)));   /* only released: all */
              if
              :: k > 0 ->
 #if !defined(BUG_FORWARD_KEEPS_TICKETS)

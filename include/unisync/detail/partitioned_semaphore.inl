@@ -449,6 +449,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
   // Nobody of the side took a ticket since its last forward: it only releases (a work
   // queue's consumers releasing its free slots).
   bool const only_releases = taken_now == left_by_forward;
+  bool const piling_up = piles_up(side, only_releases, leftover);
   if (side == side_kind::gpu) {
     // The link read costs about a microsecond from the GPU: at most one per interval,
     // unless a side that only releases has half of max() left over. Its releases may stop
@@ -459,7 +460,6 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
     // benchmark/results/h200-semaphore-release-only-side). A max() above twice the
     // permits in circulation never piles up so far: the interval alone then.
     cuda::std::uint64_t const now = detail::monotonic_nanoseconds();
-    bool const piling_up = only_releases && 2 * leftover >= max();
     if (!piling_up && now - checked_ns < Backoff::tuning::link_check_interval_ns) return;
     checked.store(now, detail::memory_order_relaxed);
   }
@@ -480,13 +480,27 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
   // 0 (it was sent permits before, or its waiters lack some): asking for what its waiters
   // lack, the other side asks again only when those permits are spent, and the leftovers
   // released meanwhile would wait in this pool for a later release (if any) to read the
-  // link again.
+  // link again. Piling up, it forwards them unasked (see piles_up).
   cuda::std::uint64_t const sent_so_far =
       detail::own_side_word<cuda::std::uint64_t>(mine.permits_sent).load(detail::memory_order_relaxed);
-  if (!(only_releases && wants != 0) && detail::wrapping_distance(wants, sent_so_far) <= 0) {
+  if (!(only_releases && (wants != 0 || piling_up)) && detail::wrapping_distance(wants, sent_so_far) <= 0) {
     return;
   }
   forward_leftovers(side);
+}
+
+template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::piles_up(
+    side_kind side, bool only_releases, cuda::std::int64_t leftover) noexcept
+{
+  // A GPU side that only releases with half of max() left over reads the link within the
+  // interval, and forwards all of it even where the CPU side has never asked: the CPU
+  // asks only once its waiters lack permits, and a ring's free slots, whose first lap is
+  // in the CPU's pool, ran out there with nobody left to release on the GPU (the burst's
+  // items consumed) and waited for the steal, 1 ms and a page migration. The CPU side
+  // reads the link at every release; its permits start in the CPU's pool, so the GPU
+  // side asks before it has any.
+  return side == side_kind::gpu && only_releases && 2 * leftover >= max();
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
@@ -550,7 +564,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::fo
   // waiters lack, or every free permit where tickets_taken is what this side's last
   // forward left (no ticket taken, no steal since: a side that only releases, as a work
   // queue's consumers release its free slots), then even when the other side's wants are
-  // met, as long as they are not 0. The other side asks for what its waiters lack when it
+  // met, as long as they are not 0, or piling up (see piles_up). The other side asks for what its waiters lack when it
   // reads the link; answering only that, one request per crossing, held such a queue to a
   // few items per crossing.
   side_part& mine = part_of(side);
@@ -567,13 +581,13 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::fo
       detail::own_side_word<cuda::std::uint64_t>(mine.permits_seen).load(detail::memory_order_acquire);
   cuda::std::uint64_t const left_by_last_forward = taken_at_forward.load(detail::memory_order_relaxed);
   cuda::std::uint64_t next = taken.load(detail::memory_order_relaxed);
-  for (cuda::std::uint32_t attempt = 0;
-       attempt < Backoff::tuning::pool_transfer_attempts && (owed > 0 || (asked && next == left_by_last_forward));
-       ++attempt) {
+  for (cuda::std::uint32_t attempt = 0; attempt < Backoff::tuning::pool_transfer_attempts; ++attempt) {
     cuda::std::int64_t const free = detail::wrapping_distance(granted + seen, next);
     if (free <= 0) break;
     bool const only_releases = next == left_by_last_forward;
-    cuda::std::uint64_t const count = static_cast<cuda::std::uint64_t>(only_releases || free < owed ? free : owed);
+    bool const sends_all = only_releases && (asked || piles_up(side, only_releases, free));
+    if (!sends_all && owed <= 0) break;
+    cuda::std::uint64_t const count = static_cast<cuda::std::uint64_t>(sends_all || free < owed ? free : owed);
     if (taken.compare_exchange_strong(next, next + count, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
       taken_at_forward.store(next + count, detail::memory_order_relaxed);
       sent.store(already + count, detail::memory_order_relaxed);
