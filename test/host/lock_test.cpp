@@ -303,6 +303,11 @@ bool cpu_waiter_enters_first(Lock& lock, GpuTakes gpu_takes)
   using access = unisync::detail::test_access;
   auto const patience = std::chrono::steady_clock::now() + 10s;
   access::leave_gpu_side_passed(lock, Lock::pass_bound + 1);
+  // The wait below must see the CPU thread's own turn store: with the turn already naming
+  // the GPU side it could see the CPU's interest alone, and the GPU side's handover could
+  // come before that store, which takes the turn back (Peterson lets the GPU side go:
+  // the CPU side was not yet waiting).
+  access::turn_to_cpu_side(lock);
   std::atomic<int> order{0};
   std::atomic<int> cpu_entered_at{0};
   std::thread cpu([&] {

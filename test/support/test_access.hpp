@@ -93,6 +93,14 @@ struct test_access {
     return atomic_at<cuda::thread_scope_system>(lock.top_.turn).load(memory_order_acquire) ==
            basic_cohort_mutex<Backoff>::gpu_side;
   }
+  /// Stores the turn word as the GPU side's own announcement leaves it ("you first" to the
+  /// CPU side).
+  template <class Backoff>
+  static void turn_to_cpu_side(basic_cohort_mutex<Backoff>& lock)
+  {
+    atomic_at<cuda::thread_scope_system>(lock.top_.turn).store(basic_cohort_mutex<Backoff>::cpu_side,
+                                                                memory_order_release);
+  }
   /// Withdraws the GPU side's interest in the top lock: lets a waiting CPU side in after a
   /// broken GPU side kept it.
   template <class Backoff>
