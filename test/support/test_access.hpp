@@ -98,8 +98,8 @@ struct test_access {
   template <class Backoff>
   static void turn_to_cpu_side(basic_cohort_mutex<Backoff>& lock)
   {
-    atomic_at<cuda::thread_scope_system>(lock.top_.turn).store(basic_cohort_mutex<Backoff>::cpu_side,
-                                                                memory_order_release);
+    atomic_at<cuda::thread_scope_system>(lock.top_.turn)
+        .store(basic_cohort_mutex<Backoff>::cpu_side, memory_order_release);
   }
   /// Withdraws the GPU side's interest in the top lock: lets a waiting CPU side in after a
   /// broken GPU side kept it.

@@ -564,9 +564,9 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::fo
   // waiters lack, or every free permit where tickets_taken is what this side's last
   // forward left (no ticket taken, no steal since: a side that only releases, as a work
   // queue's consumers release its free slots), then even when the other side's wants are
-  // met, as long as they are not 0, or piling up (see piles_up). The other side asks for what its waiters lack when it
-  // reads the link; answering only that, one request per crossing, held such a queue to a
-  // few items per crossing.
+  // met, as long as they are not 0, or it piles up (see piles_up). The other side asks for
+  // what its waiters lack when it reads the link; answering only that, one request per
+  // crossing, held such a queue to a few items per crossing.
   side_part& mine = part_of(side);
   detail::own_side_word<cuda::std::uint64_t> const sent(mine.permits_sent);
   detail::own_side_word<cuda::std::uint64_t> const taken_at_forward(mine.tickets_taken_at_forward);
