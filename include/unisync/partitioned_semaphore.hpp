@@ -107,7 +107,8 @@ namespace unisync {
  * a side busy with its own permits is hungry for more and the other side is idle with
  * permits in its pool, the heartbeat rule takes them (it does not wait for the busy side
  * to starve). Another: a side that only releases sends what it releases to a side that
- * asked before even when that side has stopped acquiring; if the sender then acquires
+ * asked before even when that side has stopped acquiring (a GPU side with half of max()
+ * over, even to a CPU side that never asked); if the sender then acquires
  * itself, those permits come back when the other side acquires again, or by the steal
  * once its heartbeat has stood still for `tuning::steal_after_ns` (a side that keeps
  * releasing keeps it moving).
@@ -391,7 +392,7 @@ class basic_partitioned_semaphore {
   UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void steal_for(side_kind side);
   UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool give_turn_away(side_kind side, cuda::std::uint64_t ticket);
   // Whether a side that only releases has so many permits over that it reads the link at
-  // once and forwards them all, asked or not: see there.
+  // once and forwards them all, asked or not (see its definition).
   UNISYNC_HOST_DEVICE static bool piles_up(side_kind side, bool only_releases, cuda::std::int64_t leftover) noexcept;
   UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void forward_leftovers(side_kind side);
   UNISYNC_HOST_DEVICE void forward_held(side_kind side);

@@ -494,12 +494,15 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::pi
     side_kind side, bool only_releases, cuda::std::int64_t leftover) noexcept
 {
   // A GPU side that only releases with half of max() left over reads the link within the
-  // interval, and forwards all of it even where the CPU side has never asked: the CPU
-  // asks only once its waiters lack permits, and a ring's free slots, whose first lap is
-  // in the CPU's pool, ran out there with nobody left to release on the GPU (the burst's
-  // items consumed) and waited for the steal, 1 ms and a page migration. The CPU side
-  // reads the link at every release; its permits start in the CPU's pool, so the GPU
-  // side asks before it has any.
+  // interval, and forwards all of it even where the CPU side's wants are 0: the CPU asks
+  // only once its waiters lack permits (and a steal that covers them leaves its wants at
+  // 0 again), and a ring's free slots, whose first lap is in the CPU's pool, ran out there
+  // with nobody left to release on the GPU (the burst's items consumed) and waited for
+  // the steal, 1 ms and a page migration, once a lap. The CPU side keeps to asked sends:
+  // its releases (but a pair's) read the link each time, so a GPU ask is answered by the
+  // next one (whether a GPU-to-host ring stalls at a lap was not traced: one GPU block's
+  // bursts in benchmark/results/h200-semaphore-ring-laps/gpu-bursts had 1 in 2000 over
+  // 500 us).
   return side == side_kind::gpu && only_releases && 2 * leftover >= max();
 }
 
