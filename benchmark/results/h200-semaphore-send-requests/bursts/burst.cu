@@ -11,7 +11,13 @@
 #include <thread>
 #include <vector>
 
+// -DLIBCUDACXX: the same ring on libcu++'s counting_semaphore at system scope.
+#if defined(LIBCUDACXX)
+#include <cuda/semaphore>
+using ring_type = work_queue::ring<cuda::counting_semaphore<cuda::thread_scope_system, 1024>, 1024>;
+#else
 using ring_type = work_queue::ring<unisync::partitioned_semaphore<1024>, 1024>;
+#endif
 
 // Each block counts its items in a pinned host slot of its own (stores only).
 __global__ void consume(ring_type::view queue, unsigned long long* consumed)
