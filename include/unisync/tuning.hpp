@@ -147,6 +147,12 @@ struct tuning {
   /// (one holder forwarding for all), with 2 0.94-1.02x in three A/Bs (H200 machine,
   /// benchmark/results/h200-semaphore-send-requests).
   static constexpr cuda::std::uint32_t send_role_rounds = 2;
+  /// The same for its GPU send role, whose requests come from releases that forward without
+  /// reading the link (a GPU side that only releases to a side that asked). With 2, bursts
+  /// of one item from each of 8 and 32 GPU blocks to host consumers ended with a permit
+  /// left in the GPU's pool (the host's steal, over 1 ms) in 16-25% of 1000; with 16 in
+  /// 0.1-0.8% (H200 machine, benchmark/results/h200-semaphore-gpu-bursts).
+  static constexpr cuda::std::uint32_t gpu_send_role_rounds = 16;
   /// A device-scope shared_mutex spreads its readers over this many reader words, by block
   /// (a reader registers on the word of its block index modulo this count), and a writer
   /// polls every one of them: each word sees a sixteenth of the read-modify-writes of one

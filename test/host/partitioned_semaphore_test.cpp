@@ -383,8 +383,8 @@ TEST(PartitionedSemaphoreForwarding, ASideThatOnlyReleasesKeepsSendingOnceAsked)
 // A CPU release that finds the send role held leaves a request, which the holder serves
 // with one more round before it lets go: the holder may have looked at the pool before
 // this release's addition, and a release that left at once stranded its permit until a
-// later release forwarded it, or the GPU side's steal. (A GPU release leaves: see
-// forward_leftovers.)
+// later release forwarded it, or the GPU side's steal. (A GPU release that reads the link
+// leaves: see forward_leftovers.)
 TEST(PartitionedSemaphoreForwarding, ACpuReleaseThatFindsTheSendRoleHeldIsForwardedByItsHolder)
 {
   auto semaphore = std::make_shared<every_release_reads_link_semaphore>(0);
@@ -409,10 +409,12 @@ struct rare_link_check_tuning : slow_steal_tuning {
 using rare_link_check_semaphore =
     unisync::basic_partitioned_semaphore<4, unisync::basic_proportional_backoff<rare_link_check_tuning>>;
 
-// A GPU side that only releases reads the link within the interval once half of max() is
-// left over in its pool, so that a hungry CPU side gets them without waiting for the
-// steal; a GPU side that takes tickets keeps to the interval.
-TEST(PartitionedSemaphoreForwarding, AGpuSideThatOnlyReleasesSendsOnceHalfOfMaxIsLeftOver)
+// Once the CPU side has asked (its wants, once not 0, stay so), a GPU side that only
+// releases forwards at each release, within the link interval too: leftovers of several
+// blocks releasing at once waited for a later release to read the link, and after a burst
+// none came, so the host consumers waited for their steal. A GPU side that takes tickets
+// keeps to the interval.
+TEST(PartitionedSemaphoreForwarding, AGpuSideThatOnlyReleasesForwardsEachReleaseOnceTheCpuSideHasAsked)
 {
   {
     auto semaphore = std::make_shared<rare_link_check_semaphore>(0);
@@ -421,11 +423,11 @@ TEST(PartitionedSemaphoreForwarding, AGpuSideThatOnlyReleasesSendsOnceHalfOfMaxI
     ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
     access::release_as(*semaphore, side::gpu);  // the first link read of the side
     ASSERT_TRUE(cpu_waiter.returned_within());
-    access::release_as(*semaphore, side::gpu);  // one of four over: within the interval
-    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 1u) << "read the link before half of max() was over";
-    access::release_as(*semaphore, side::gpu);  // two of four over
-    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 3u) << "half of max() stayed in the GPU's pool";
-    EXPECT_EQ(access::pool_count(*semaphore, side::cpu), 2);
+    access::release_as(*semaphore, side::gpu);  // one of four over, within the interval
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 2u) << "the release waited for a later link read";
+    access::release_as(*semaphore, side::gpu, 2);
+    EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 4u) << "the release waited for a later link read";
+    EXPECT_EQ(access::pool_count(*semaphore, side::cpu), 3);
   }
   {
     auto semaphore = std::make_shared<rare_link_check_semaphore>(0);
@@ -438,6 +440,70 @@ TEST(PartitionedSemaphoreForwarding, AGpuSideThatOnlyReleasesSendsOnceHalfOfMaxI
     access::release_as(*semaphore, side::cpu);  // the CPU waiter's permit, so that it returns
     EXPECT_TRUE(cpu_waiter.returned_within());
   }
+}
+
+// A GPU release that forwards without reading the link and finds the send role held
+// leaves a request, which the holder serves with one more (link-free) round, as a CPU
+// release's: a burst of blocks releasing at once otherwise ended with permits that the
+// holder had not seen in the GPU's pool.
+TEST(PartitionedSemaphoreForwarding, ALinkFreeGpuReleaseThatFindsTheSendRoleHeldIsForwardedByItsHolder)
+{
+  auto semaphore = std::make_shared<rare_link_check_semaphore>(0);
+  access::move_heartbeat(*semaphore, side::gpu);  // no steal racing the forward
+  bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
+  ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
+  access::release_as(*semaphore, side::gpu);  // the first link read: the CPU side asked
+  ASSERT_TRUE(cpu_waiter.returned_within());
+  ASSERT_TRUE(access::take_send_role(*semaphore, side::gpu));  // a holder that has looked
+  access::release_as(*semaphore, side::gpu);
+  EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 1u) << "sent while another thread held the role";
+  access::leave_send_role(*semaphore, side::gpu);
+  EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 2u) << "the holder left the release's permit behind";
+  EXPECT_TRUE(access::take_send_role(*semaphore, side::gpu)) << "the holder did not let go of the role";
+  access::leave_send_role(*semaphore, side::gpu);
+}
+
+/// A link read at most once a second and a steal after 20 ms; max() = 4.
+struct steal_between_link_reads_tuning : slow_steal_tuning {
+  static constexpr cuda::std::uint32_t link_check_interval_ns = 1000 * 1000 * 1000;
+  static constexpr cuda::std::uint32_t steal_after_ns = 20 * 1000 * 1000;
+};
+using steal_between_link_reads_semaphore =
+    unisync::basic_partitioned_semaphore<4, unisync::basic_proportional_backoff<steal_between_link_reads_tuning>>;
+
+// A steal is no acquisition of the side it takes from: a GPU side that only released is
+// still one afterwards, and sends all its leftovers at once (here once half of max() is
+// over; once the CPU side has asked, at every release). A steal that counted as an
+// acquisition left it forwarding only what was asked, at its link interval, and the
+// releases of the next burst of blocks waited for another steal.
+TEST(PartitionedSemaphoreForwarding, AStealLeavesAGpuSideThatOnlyReleasedSendingAll)
+{
+  auto semaphore = std::make_shared<steal_between_link_reads_semaphore>(0);
+  access::release_as(*semaphore, side::gpu);  // the first link read: nobody asked
+  access::acquire_as(*semaphore, side::cpu);  // takes it by the steal, 20 ms later
+  EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 0u);
+  access::move_heartbeat(*semaphore, side::gpu);  // no second steal racing the release below
+  bounded_thread cpu_waiter([semaphore] { semaphore->acquire(); });
+  ASSERT_TRUE(eventually([&] { return access::wants_of(*semaphore, side::cpu) != 0; }));
+  access::release_as(*semaphore, side::gpu, 2);  // half of max() over
+  EXPECT_EQ(access::permits_sent_by(*semaphore, side::gpu), 2u) << "the steal counted as an acquisition";
+  EXPECT_TRUE(cpu_waiter.returned_within());
+}
+
+// A side's wants once asked never read 0 again, and a steal leaves the side it took from
+// still one that only released: a GPU side that took the CPU's initial permits by a steal
+// (its first ask, covered before anything was sent) is sent the next CPU release at once.
+// Before, its wants read 0 again and the CPU kept what it released; the free slots of a
+// GPU-to-host ring came back to its producers by a steal once a lap.
+TEST(PartitionedSemaphoreForwarding, AStealThatCoversTheFirstAskLeavesItStanding)
+{
+  auto semaphore = std::make_shared<slow_steal_semaphore>(1);
+  bounded_thread gpu_acquirer([semaphore] { access::acquire_as(*semaphore, side::gpu); });
+  ASSERT_TRUE(gpu_acquirer.returned_within());  // the CPU's heartbeat never moved: at once
+  EXPECT_NE(access::wants_of(*semaphore, side::gpu), 0u) << "the steal left the wants at 0";
+  access::release_as(*semaphore, side::cpu);
+  EXPECT_EQ(access::permits_sent_by(*semaphore, side::cpu), 1u) << "the CPU side kept its release";
+  EXPECT_EQ(access::pool_count(*semaphore, side::gpu), 1);
 }
 
 // A GPU side that only releases sends its leftovers unasked once half of max() is over:

@@ -23,13 +23,21 @@
  *                       wants are not 0, or, GPU, only_rel[s] and half of N over):
  *                       forward_leftovers: take the send role, or, held, on the CPU
  *                       leave a request that the holder serves with one more round (at
- *                       most ROLE_ROUNDS, then it lets go; on the GPU skip); each round:
+ *                       most ROLE_ROUNDS, then it lets go; on the GPU skip, but see lf
+ *                       below); each round:
  *                       k = min(leftover,
  *                       wants[o] - sent[s]), or the whole leftover where T[s] is still
  *                       what s's last forward left (only_rel[s]: nobody took a ticket of
- *                       s since, neither an acquire nor a steal) and o asked or, GPU,
- *                       half of N is over; T[s] += k; only_rel[s] = true; sent[s] += k;
- *                       sent_to[o] = sent[s]
+ *                       s since; a steal keeps the mark, or loses it racing a forward)
+ *                       and o asked or, GPU, half of N is over; T[s] += k;
+ *                       only_rel[s] = true; sent[s] += k; sent_to[o] = sent[s].
+ *                       Link-free (lf): a GPU release once a link-reading one noted
+ *                       asked[0] (`noted`), where only_rel[1], or the send role is held
+ *                       within the interval: forward_leftovers without the wants, a
+ *                       request where the role is held, and the GPU holder's rounds after
+ *                       a link-free one or a request send the whole leftover where
+ *                       only_rel[1], else nothing
+ *   import_for(s)       wants once asked never go back to "not asked" (STORE_WANTS)
  * Counters are 64-bit in the code, here modulo M (8) with the code's wrapping distance;
  * every distance stays below M / 2 with these few threads and permits. NORM_POOL and
  * NORM_LINK (below) shift the counters to a canonical offset (a symmetry reduction).
@@ -175,6 +183,7 @@ bool send_req[2];       /* send_role above 1: CPU forwards that found the role h
                            extra round and a let-go with requests left, within depth */
 #endif
 bool fresh;             /* a GPU release read the link less than link_check_interval_ns ago */
+bool noted;             /* side.other_asked of the GPU: a link-reading GPU release saw asked[0] */
 short my[NT];           /* a waiting thread's ticket (global for NORM) */
 short sh;               /* NORM's shift, 0 between steps */
 
@@ -217,14 +226,20 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
 #else
 #define WANTS_OF(s, u) ((sent_to[s] + ((u) > 0 -> (u) : 0)) % M)
 #endif
+/* Wants once asked never read 0 again: where nothing was ever sent and nothing is
+   uncovered (a steal covered the ask), the code keeps its last wants. */
+#define STORE_WANTS(s, u) \
+  if \
+  :: !ever_sent[s] && (u) <= 0 && asked[s] -> skip \
+  :: else -> wants[s] = WANTS_OF(s, u); asked[s] = ever_sent[s] || (u) > 0 \
+  fi
 #define IMPORT(s) \
   if \
   :: D(sent_to[s], seen[s]) > 0 -> seen[s] = sent_to[s] \
   :: else -> skip \
   fi; \
   u = D(T[s], (G[s] + sent_to[s]) % M); \
-  wants[s] = WANTS_OF(s, u); \
-  asked[s] = ever_sent[s] || u > 0; \
+  STORE_WANTS(s, u); \
   ANNOUNCE(s); \
   NORM_LINK(s)
 
@@ -261,8 +276,7 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
   :: else -> skip \
   fi; \
   u = D((T[s] + (x)) % M, (G[s] + sent_to[s]) % M); \
-  wants[s] = WANTS_OF(s, u); \
-  asked[s] = ever_sent[s] || u > 0; \
+  STORE_WANTS(s, u); \
   ANNOUNCE(s); \
   NORM_LINK(s)
 #endif
@@ -275,6 +289,15 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
    with half of N over even unasked (piles_up). */
 #define SENDS_ALL(s, o) (only_rel[s] && (asked[o] || (s == 1 && PILING_UP(s))))
 #define FORWARDS(s, o) (D(wants[o], sent[s]) > 0 || SENDS_ALL(s, o))
+
+/* A steal is no acquisition of the side it takes from: its mark stays (the code's
+   compare-exchange on tickets_taken_at_forward), or is lost where the steal races a
+   forward between its compare-exchange on T and its store of the mark. */
+#define KEEP_OR_CLEAR_MARK(f) \
+  if \
+  :: skip \
+  :: only_rel[f] = false \
+  fi
 
 /* the poll's admission test failed */
 #define WAITS (D((G[s] + seen[s]) % M, my[id]) <= 0)
@@ -335,6 +358,7 @@ proctype thread(byte id) {
   bool importing;
   bool steal;
   bool look;
+  bool lf;              /* this release forwards without reading the link (GPU) */
   bool gave;
   bool turn;            /* its ticket is a multiple of TT */
   bool forced;          /* ... of LONE TT */
@@ -361,7 +385,7 @@ proctype thread(byte id) {
                 steal -> steal = false;
                 k = D((G[o] + sent_to[o]) % M, T[o]);
                 if
-                :: k > 0 -> INC(T[o], k); only_rel[o] = false
+                :: k > 0 -> INC(T[o], k); KEEP_OR_CLEAR_MARK(o)
                 :: else -> k = 0
                 fi
               }
@@ -437,7 +461,7 @@ acquire:
 #if defined(BUG_STEAL_WITHOUT_CAS)
              :: k > 0 -> skip
 #else
-             :: k > 0 -> INC(T[o], k); only_rel[o] = false
+             :: k > 0 -> INC(T[o], k); KEEP_OR_CLEAR_MARK(o)
 #endif
              :: else -> k = 0
              fi
@@ -524,26 +548,35 @@ enter:
      atomic {
        /* A leftover (the loads of seen and taken after the fetch_add) makes the release
           read the link: on the CPU always, on the GPU unless it did less than an interval
-          ago (fresh; the clock process ends the interval at any time). */
+          ago (fresh; the clock process ends the interval at any time). A GPU release that
+          noted the CPU's ask forwards without reading the link (lf) where its side only
+          released, or while the send role is held within the interval. */
+       lf = s == 1 && noted && D((G[s] + seen[s]) % M, T[s]) > 0 && (only_rel[s] || (send_role[s] && fresh));
 #if defined(PAIRED_KEEP)
        /* every thread here acquires again: a CPU release keeps its leftover for it */
-       look = D((G[s] + seen[s]) % M, T[s]) > 0 && s == 1 && (!fresh || PILING_UP(s));
+       look = D((G[s] + seen[s]) % M, T[s]) > 0 && s == 1 && (lf || !fresh || PILING_UP(s));
 #else
-       look = D((G[s] + seen[s]) % M, T[s]) > 0 && (s == 0 || !fresh || PILING_UP(s));
+       look = D((G[s] + seen[s]) % M, T[s]) > 0 && (s == 0 || lf || !fresh || PILING_UP(s));
 #endif
        if
-       :: look && s == 1 -> fresh = true
+       :: look && s == 1 && !lf -> fresh = true; noted = noted || asked[o]
+       :: look && lf && !fresh -> fresh = true             /* the interval is over: noted */
        :: else -> skip
        fi
      }
      if
-     :: atomic { look && FORWARDS(s, o) &&
+     :: atomic { look && (lf || FORWARDS(s, o)) &&
                  !send_role[s] -> send_role[s] = true; look = false }   /* forward_leftovers */
         do
         :: atomic {                                        /* forward_held */
              u = D((G[s] + seen[s]) % M, T[s]);
-             k = D(wants[o], sent[s]);
-             k = (SENDS_ALL(s, o) -> u : (k <= 0 -> 0 : (u < k -> u : k)));   /* only released: all */
+             if
+             :: lf || (s == 1 && rounds > 0) ->            /* link-free: all while only released */
+                k = (only_rel[s] -> u : 0)
+             :: else ->
+                k = D(wants[o], sent[s]);
+                k = (SENDS_ALL(s, o) -> u : (k <= 0 -> 0 : (u < k -> u : k)))   /* only released: all */
+             fi;
              if
              :: k > 0 ->
 #if !defined(BUG_FORWARD_KEEPS_TICKETS)
@@ -560,11 +593,11 @@ enter:
            :: atomic { send_req[s] && rounds == ROLE_ROUNDS -> send_req[s] = false; send_role[s] = false }; break
            fi
         od;
-        rounds = 0
-     :: atomic { look && FORWARDS(s, o) && send_role[s] && s == 0 ->
-                 send_req[s] = true; look = false }        /* CPU, role held: a request */
-     :: atomic { !(look && FORWARDS(s, o) && (s == 0 || !send_role[s])) ->
-                 look = false }                            /* not looked, not wanted; GPU: role held */
+        rounds = 0; lf = false
+     :: atomic { look && (lf || FORWARDS(s, o)) && send_role[s] && (s == 0 || lf) ->
+                 send_req[s] = true; look = false; lf = false }   /* role held: a request (GPU: link-free) */
+     :: atomic { !(look && (lf || FORWARDS(s, o)) && (s == 0 || lf || !send_role[s])) ->
+                 look = false; lf = false }                /* not looked, not wanted; GPU: role held */
      fi;
 #if defined(TRY)
 done:

@@ -409,7 +409,7 @@ struct test_access {
   }
   /// Takes `which` side's send role as a forwarding release does, with a compare-exchange
   /// from free (false: it was held), and lets go of it as its holder does, serving the
-  /// requests of CPU releases that found it held.
+  /// requests of releases that found it held.
   template <cuda::std::ptrdiff_t Max, class Backoff>
   static bool take_send_role(basic_partitioned_semaphore<Max, Backoff>& semaphore, side which)
   {

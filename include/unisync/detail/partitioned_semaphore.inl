@@ -311,7 +311,15 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::im
   cuda::std::int64_t const uncovered = detail::wrapping_distance(taken + extra, granted + sent);
   cuda::std::uint64_t const wants = sent + static_cast<cuda::std::uint64_t>(uncovered > 0 ? uncovered : 0);
   detail::own_side_word<cuda::std::uint64_t> const stored(mine.wants_stored);
-  if (stored.load(detail::memory_order_relaxed) != wants) {
+  cuda::std::uint64_t const stored_before = stored.load(detail::memory_order_relaxed);
+  // Wants once asked never read 0 again (the other side forwards everything only to a
+  // side that asked): where a steal covered the first ask before anything was sent, they
+  // would, and the other side kept what it released until the next steal. The free slots
+  // of a GPU-to-host ring of 64 went so once a lap (the GPU producer took them by steals,
+  // 7-178 times in 200000 items; H200 machine, benchmark/results/h200-semaphore-gpu-bursts).
+  // The other side then sends the permits asked for once more: they wait in this pool.
+  if (wants == 0 && stored_before != 0) return;
+  if (stored_before != wants) {
     stored.store(wants, detail::memory_order_relaxed);
     // Relaxed: a request, it publishes nothing; the sender's permits carry the ordering.
     atomic_at<pool_scope>(wants_of(side)).store(wants, detail::memory_order_relaxed);
@@ -365,6 +373,13 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxVa
     cuda::std::uint64_t const count = static_cast<cuda::std::uint64_t>(free);
     if (taken.compare_exchange_strong(next, next + count, detail::memory_order_acq_rel, detail::memory_order_relaxed)) {
       atomic_at<pool_scope>(part_of(side).permits_granted).fetch_add(count, detail::memory_order_release);
+      // A steal is no acquisition of the other side: if that side only released, it still
+      // does (its last forward's mark moves with the tickets taken here). Else it forwarded
+      // only what was asked until its next forward, and the releases of a burst of GPU
+      // blocks that found the mark moved waited for the next steal.
+      cuda::std::uint64_t marked = next;
+      atomic_at<pool_scope>(theirs.tickets_taken_at_forward)
+          .compare_exchange_strong(marked, next + count, detail::memory_order_relaxed, detail::memory_order_relaxed);
       return;
     }
   }
@@ -383,8 +398,9 @@ UNISYNC_NOINLINE UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxVa
   atomic_at<pool_scope>(heartbeat_of(side)).store(2 * ticket + 1, detail::memory_order_relaxed);
   detail::own_side_word<cuda::std::uint32_t> const role(mine.send_role);
   // Waits for the send role: its holders (a turn like this one, a forwarding release) hold
-  // it for a few loads and stores (on the CPU side up to 1 + send_role_rounds forward
-  // rounds) and never wait while holding it. Skipping the turn when
+  // it for a few loads and stores (up to 1 + send_role_rounds forward rounds on the CPU
+  // side, 1 + gpu_send_role_rounds link-free ones on the GPU) and never wait while
+  // holding it. Skipping the turn when
   // it is busy starves the other side: a forwarding release whose leftover this very
   // acquirer's ticket took holds the role, forwards nothing, and can do so at every turn
   // (test/models: BUG_TURN_YIELDS_TO_SENDER).
@@ -437,8 +453,13 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
   cuda::std::uint64_t const seen_now = seen.load(detail::memory_order_relaxed);
   cuda::std::uint64_t const taken_now = taken.load(detail::memory_order_relaxed);
   cuda::std::uint64_t const checked_ns = side == side_kind::gpu ? checked.load(detail::memory_order_relaxed) : 0;
+  detail::own_side_word<cuda::std::uint32_t> const other_asked(mine.other_asked);
+  bool const asked_before = side == side_kind::gpu && other_asked.load(detail::memory_order_relaxed) != 0;
+  bool const send_role_held =
+      side == side_kind::gpu &&
+      detail::own_side_word<cuda::std::uint32_t>(mine.send_role).load(detail::memory_order_relaxed) != 0;
   cuda::std::uint64_t const left_by_forward =
-      detail::own_side_word<cuda::std::uint64_t>(mine.tickets_taken_at_forward).load(detail::memory_order_relaxed);
+      atomic_at<pool_scope>(mine.tickets_taken_at_forward).load(detail::memory_order_relaxed);
   if (is_flat_marked(after)) {
     flat_.semaphore.release(static_cast<cuda::std::ptrdiff_t>(update));
     return;
@@ -459,8 +480,27 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
     // 4 producers and 132 consumer blocks, 1.8e6 since (H200 machine,
     // benchmark/results/h200-semaphore-release-only-side). A max() above twice the
     // permits in circulation never piles up so far: the interval alone then.
+    // Once the CPU side has asked (its wants, once not 0, stay so), a release that only
+    // releases forwards every time, reading no link word: within the interval, leftovers
+    // of several blocks releasing at once waited for a later release to read the link,
+    // and after a burst none came: the host's steal took them, 1.2-3.0 ms a burst of
+    // 8-132 blocks (H200 machine, benchmark/results/h200-semaphore-ring-laps/gpu-bursts).
     cuda::std::uint64_t const now = detail::monotonic_nanoseconds();
-    if (!piling_up && now - checked_ns < Backoff::tuning::link_check_interval_ns) return;
+    bool const interval_over = now - checked_ns >= Backoff::tuning::link_check_interval_ns;
+    // A holder of the send role may be between its compare-exchange on tickets_taken and
+    // its store of the mark (only_releases then reads false): within the interval the
+    // release asks it for a round, which looks with the holder's own view of the mark
+    // (not measured apart; after the interval the release reads the link and, finding
+    // the role held, leaves its permit to the next release or the steal).
+    if (asked_before && (only_releases || (send_role_held && !interval_over))) {
+      if (interval_over) {
+        checked.store(now, detail::memory_order_relaxed);
+        atomic_at<pool_scope>(heartbeat_of(side)).store(2 * after, detail::memory_order_relaxed);
+      }
+      forward_leftovers(side, true);
+      return;
+    }
+    if (!piling_up && !interval_over) return;
     checked.store(now, detail::memory_order_relaxed);
   }
   atomic_at<pool_scope>(heartbeat_of(side)).store(2 * after, detail::memory_order_relaxed);
@@ -476,6 +516,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
   // steal_for loads this pool) may leave both blind; no fence: no decision is final, as
   // after a release that ran before the wants were stored: the importer polls again.
   cuda::std::uint64_t const wants = atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed);
+  if (side == side_kind::gpu && wants != 0 && !asked_before) other_asked.store(1, detail::memory_order_relaxed);
   // A side that only releases forwards every leftover once the other side's wants are not
   // 0 (it was sent permits before, or its waiters lack some): asking for what its waiters
   // lack, the other side asks again only when those permits are spent, and the leftovers
@@ -486,7 +527,7 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::re
   if (!(only_releases && (wants != 0 || piling_up)) && detail::wrapping_distance(wants, sent_so_far) <= 0) {
     return;
   }
-  forward_leftovers(side);
+  forward_leftovers(side, false);
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
@@ -500,65 +541,65 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_semaphore<LeastMaxValue, Backoff>::pi
   // with nobody left to release on the GPU (the burst's items consumed) and waited for
   // the steal, 1 ms and a page migration, once a lap. The CPU side keeps to asked sends:
   // its releases (but a pair's) read the link each time, so a GPU ask is answered by the
-  // next one (whether a GPU-to-host ring stalls at a lap was not traced: one GPU block's
-  // bursts in benchmark/results/h200-semaphore-ring-laps/gpu-bursts had 1 in 2000 over
-  // 500 us).
+  // next one, and the GPU's wants once asked stay so (a GPU-to-host ring's free slots
+  // stalled once a lap while a steal could leave them at 0: see import_for).
   return side == side_kind::gpu && only_releases && 2 * leftover >= max();
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::forward_leftovers(
-    side_kind side)
+    side_kind side, bool link_free)
 {
   // A release left permits that no waiter of its side takes, and the other side wants
   // some. It takes the send role (acquire: the last holder's stores), and never waits.
-  // Finding it held, a CPU release asks the holder for one more round: one that left at
-  // once stranded what it added after the holder's look at the pool until a later release
-  // forwarded it, or until the GPU side's steal (1 ms and more), which a burst of host
-  // producers could end on. The request releases this release's addition to the holder
-  // that serves it (or takes the role, where the holder let go meanwhile). A GPU release
+  // Finding it held, it asks the holder for one more round: one that left at once
+  // stranded what it added after the holder's look at the pool until a later release
+  // forwarded it, or until the other side's steal (1 ms and more), which a burst could end
+  // on. The request releases this release's addition to the holder that serves it (or
+  // takes the role, where the holder let go meanwhile). A GPU release that reads the link
   // leaves, as any GPU leftover waits within the link interval: a holder's extra round
-  // there reads the link (about a microsecond a load), and work queues with 132 consumer
-  // blocks working 10 us per item ran 0.81-0.86x as fast with GPU requests (H200
-  // machine, benchmark/results/h200-semaphore-send-requests).
+  // there read the link (about a microsecond a load), and work queues with 132 consumer
+  // blocks working 10 us per item ran 0.81-0.86x as fast with such requests (H200
+  // machine, benchmark/results/h200-semaphore-send-requests); a link-free one asks, and
+  // the GPU holder's extra rounds are link-free.
   detail::own_side_word<cuda::std::uint32_t> const role(part_of(side).send_role);
   cuda::std::uint32_t free_role = 0;
   if (!role.compare_exchange_strong(free_role, 1, detail::memory_order_acquire, detail::memory_order_relaxed) &&
-      (side == side_kind::gpu || role.fetch_add(1, detail::memory_order_acq_rel) != 0)) {
+      ((side == side_kind::gpu && !link_free) || role.fetch_add(1, detail::memory_order_acq_rel) != 0)) {
     return;
   }
-  forward_held(side);
+  forward_held(side, link_free);
   leave_send_role(side);
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::leave_send_role(side_kind side)
 {
-  // The holder serves the requests that came while it held the role (CPU forwards that
-  // found it held) with one more forward round each time, and lets go when none came;
-  // after tuning::send_role_rounds rounds it lets go anyway, leaving the last requests'
-  // permits to the next forward. Release: the next holder acquires permits_sent and
-  // sent_to.
+  // The holder serves the requests that came while it held the role (forwards that found
+  // it held) with one more forward round each time, and lets go when none came; after
+  // tuning::send_role_rounds rounds (gpu_send_role_rounds on the GPU) it lets go anyway,
+  // leaving the last requests' permits to the next forward. On the GPU only link-free
+  // releases ask, and the rounds read no link word either. Release: the next holder
+  // acquires permits_sent and sent_to.
   detail::own_side_word<cuda::std::uint32_t> const role(part_of(side).send_role);
-  if (side == side_kind::gpu) {
-    role.store(0, detail::memory_order_release);  // no requests on the GPU side
-    return;
-  }
+  cuda::std::uint32_t const rounds =
+      side == side_kind::gpu ? Backoff::tuning::gpu_send_role_rounds : Backoff::tuning::send_role_rounds;
   for (cuda::std::uint32_t round = 0;; ++round) {
     cuda::std::uint32_t held = 1;
     if (role.compare_exchange_strong(held, 0, detail::memory_order_release, detail::memory_order_relaxed)) return;
-    if (round == Backoff::tuning::send_role_rounds) {
+    if (round == rounds) {
       role.store(0, detail::memory_order_release);
       return;
     }
     // Acquire: the requests' additions to the pool, which the round reads.
     role.exchange(1, detail::memory_order_acq_rel);
-    forward_held(side);
+    forward_held(side, side == side_kind::gpu);
   }
 }
 
 template <cuda::std::ptrdiff_t LeastMaxValue, class Backoff>
-UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::forward_held(side_kind side)
+UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::forward_held(side_kind side,
+                                                                                           bool link_free)
 {
   using detail::atomic_at;
   using detail::pool_scope;
@@ -569,14 +610,17 @@ UNISYNC_HOST_DEVICE void basic_partitioned_semaphore<LeastMaxValue, Backoff>::fo
   // queue's consumers release its free slots), then even when the other side's wants are
   // met, as long as they are not 0, or it piles up (see piles_up). The other side asks for
   // what its waiters lack when it reads the link; answering only that, one request per
-  // crossing, held such a queue to a few items per crossing.
+  // crossing, held such a queue to a few items per crossing. Link-free (a GPU side that
+  // only releases to a side that asked before), it sends every free permit while the side
+  // only releases, and nothing otherwise, without loading the wants.
   side_part& mine = part_of(side);
   detail::own_side_word<cuda::std::uint64_t> const sent(mine.permits_sent);
-  detail::own_side_word<cuda::std::uint64_t> const taken_at_forward(mine.tickets_taken_at_forward);
+  auto taken_at_forward = atomic_at<pool_scope>(mine.tickets_taken_at_forward);
   cuda::std::uint64_t const already = sent.load(detail::memory_order_relaxed);
-  cuda::std::uint64_t const wants = atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed);
+  cuda::std::uint64_t const wants =
+      link_free ? already : atomic_at<pool_scope>(wants_of(other(side))).load(detail::memory_order_relaxed);
   cuda::std::int64_t const owed = detail::wrapping_distance(wants, already);
-  bool const asked = wants != 0;
+  bool const asked = link_free || wants != 0;
   auto taken = atomic_at<pool_scope>(mine.tickets_taken);
   // Acquire: the forwarded permits' releasers synchronize with this thread.
   cuda::std::uint64_t const granted = atomic_at<pool_scope>(mine.permits_granted).load(detail::memory_order_acquire);
