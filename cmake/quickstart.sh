@@ -18,6 +18,17 @@ case "$job" in
     echo "unisync: the report is at $(pwd)/build/release/report/report.md"
     ;;
   test)
+    # The model searches are single-threaded: one CTest job per core, and per 7 GiB of
+    # available memory (the largest searches hold up to 6 GiB), unless
+    # CTEST_PARALLEL_LEVEL says otherwise. The suites run alone (RUN_SERIAL).
+    if [ -z "${CTEST_PARALLEL_LEVEL:-}" ]; then
+      jobs=$(nproc)
+      jobs_by_memory=$(awk '/^MemAvailable:/ { print int($2 / (7 * 1048576)) }' /proc/meminfo)
+      [ "${jobs_by_memory:-1}" -lt "$jobs" ] && jobs=${jobs_by_memory:-1}
+      [ "$jobs" -ge 1 ] || jobs=1
+      export CTEST_PARALLEL_LEVEL=$jobs
+      echo "unisync: running the tests with $jobs CTest jobs"
+    fi
     cmake --workflow --preset test
     ;;
   *)
