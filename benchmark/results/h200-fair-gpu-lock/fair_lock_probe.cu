@@ -70,8 +70,9 @@ struct partitioned_ticket_lock {
 /// Bounded bypass: a FIFO ticket queue for the right to take the lock word, and the thread
 /// that released it last taking it back without a ticket up to Streak - 1 times in a row
 /// (then it queues). The queue's head takes the word by compare-exchange, racing only the
-/// last holder; it serves the next ticket once it holds the word.
-template <unsigned Streak>
+/// last holder; it serves the next ticket once it holds the word, and sleeps HeadPollNs
+/// between its polls of the word (0: polls at once).
+template <unsigned Streak, unsigned HeadPollNs = 0>
 struct retake_lock {
   alignas(128) unsigned long long taken = 0;
   alignas(128) unsigned long long served = 0;
@@ -104,6 +105,7 @@ struct retake_lock {
           free_word.compare_exchange_strong(expected, 0, cuda::memory_order_acquire, cuda::memory_order_relaxed)) {
         break;
       }
+      if (HeadPollNs != 0) __nanosleep(HeadPollNs);
     }
     serving.store(ticket + 1, cuda::memory_order_relaxed);
     streak = 1;
@@ -237,6 +239,9 @@ int main(int argc, char** argv)
       run<retake_lock<4>>("retake.4", blocks, window_ns);
       run<retake_lock<16>>("retake.16", blocks, window_ns);
       run<retake_lock<64>>("retake.64", blocks, window_ns);
+      run<retake_lock<4, 512>>("retake.4.head_sleeps_512", blocks, window_ns);
+      run<retake_lock<16, 512>>("retake.16.head_sleeps_512", blocks, window_ns);
+      run<retake_lock<16, 2048>>("retake.16.head_sleeps_2048", blocks, window_ns);
     }
   }
   return 0;
