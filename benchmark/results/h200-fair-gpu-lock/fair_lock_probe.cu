@@ -116,6 +116,58 @@ struct retake_lock {
   }
 };
 
+/// Bounded bypass with the retake in one atomic: the lock word holds a held bit, the last
+/// holder (block index + 1) and its streak. lock() first sets the held bit (fetch_or):
+/// finding the word free and itself the last holder below its bound it holds the lock
+/// again (and stores its streak); finding it free otherwise it clears the bit again and
+/// queues. The queue's head takes the free word by compare-exchange and serves the next
+/// ticket; unlock() clears the held bit (a reduction).
+template <unsigned Streak>
+struct marked_retake_lock {
+  static constexpr unsigned held = 1u << 31;
+  static constexpr unsigned streak_one = 1u << 24;
+  static constexpr unsigned holder_mask = streak_one - 1;
+  alignas(128) unsigned long long taken = 0;
+  alignas(128) unsigned long long served = 0;
+  alignas(128) unsigned word = 0;
+
+  __device__ void lock()
+  {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> lock_word(word);
+    unsigned const me = blockIdx.x + 1;
+    unsigned const old = lock_word.fetch_or(held, cuda::memory_order_acquire);
+    if ((old & held) == 0) {
+      unsigned const streak = (old & ~held) >> 24;
+      if ((old & holder_mask) == me && streak + 1 < Streak) {
+        lock_word.store(held | ((streak + 1) << 24) | me, cuda::memory_order_relaxed);
+        return;
+      }
+      lock_word.fetch_and(~held, cuda::memory_order_relaxed);
+    }
+    unsigned long long const ticket =
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(taken).fetch_add(1, cuda::memory_order_relaxed);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> serving(served);
+    for (;;) {
+      unsigned long long const now = serving.load(cuda::memory_order_relaxed);
+      if (now == ticket) break;
+      long long const ahead = static_cast<long long>(ticket - now);
+      if (ahead > 1) __nanosleep(static_cast<unsigned>((ahead - 1) * 256 > 256000 ? 256000 : (ahead - 1) * 256));
+    }
+    for (;;) {
+      unsigned seen = lock_word.load(cuda::memory_order_relaxed);
+      if ((seen & held) == 0 &&
+          lock_word.compare_exchange_strong(seen, held | me, cuda::memory_order_acquire, cuda::memory_order_relaxed)) {
+        break;
+      }
+    }
+    serving.store(ticket + 1, cuda::memory_order_relaxed);
+  }
+  __device__ void unlock()
+  {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(word).fetch_and(~held, cuda::memory_order_release);
+  }
+};
+
 template <unsigned Lines>
 void init_lock(partitioned_ticket_lock<Lines>* lock)
 {
@@ -242,6 +294,10 @@ int main(int argc, char** argv)
       run<retake_lock<4, 512>>("retake.4.head_sleeps_512", blocks, window_ns);
       run<retake_lock<16, 512>>("retake.16.head_sleeps_512", blocks, window_ns);
       run<retake_lock<16, 2048>>("retake.16.head_sleeps_2048", blocks, window_ns);
+      run<marked_retake_lock<4>>("marked_retake.4", blocks, window_ns);
+      run<marked_retake_lock<8>>("marked_retake.8", blocks, window_ns);
+      run<marked_retake_lock<16>>("marked_retake.16", blocks, window_ns);
+      run<marked_retake_lock<64>>("marked_retake.64", blocks, window_ns);
     }
   }
   return 0;
