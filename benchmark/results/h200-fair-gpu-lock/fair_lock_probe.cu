@@ -55,7 +55,8 @@ struct partitioned_ticket_lock {
       // Distance from the ticket this line last granted: about (ticket - now) / Lines handoffs
       // of this line, Lines handoffs each.
       long long const ahead = static_cast<long long>(ticket - now);
-      if (ahead > static_cast<long long>(Lines)) __nanosleep(static_cast<unsigned>((ahead - 1) * 256 > 256000 ? 256000 : (ahead - 1) * 256));
+      if (ahead > static_cast<long long>(Lines))
+        __nanosleep(static_cast<unsigned>((ahead - 1) * 256 > 256000 ? 256000 : (ahead - 1) * 256));
     }
     holder = ticket;
   }
@@ -76,7 +77,7 @@ template <unsigned Streak, unsigned HeadPollNs = 0>
 struct retake_lock {
   alignas(128) unsigned long long taken = 0;
   alignas(128) unsigned long long served = 0;
-  alignas(128) unsigned word = 1;  // 1: free
+  alignas(128) unsigned word = 1;            // 1: free
   alignas(128) unsigned streaks[1024] = {};  // per block: sections in a row, 0 when queued
 
   __device__ void lock()
@@ -187,8 +188,8 @@ struct alignas(128) shared_counter {
 };
 
 template <class Lock>
-__global__ void contend(Lock* lock, shared_counter* counter, unsigned long long window_ns,
-                        unsigned long long* sections, unsigned long long* longest_wait_ns)
+__global__ void contend(Lock* lock, shared_counter* counter, unsigned long long window_ns, unsigned long long* sections,
+                        unsigned long long* longest_wait_ns)
 {
   unsigned long long const end = global_ns() + window_ns;
   unsigned long long mine = 0;
@@ -282,7 +283,7 @@ int main(int argc, char** argv)
     for (unsigned blocks : {1u, 8u, 132u, 528u}) {
       run<unisync::basic_ticket_mutex<cuda::thread_scope_device>>("unisync.ticket_mutex", blocks, window_ns);
       run<unisync::basic_ticket_mutex<cuda::thread_scope_device, unisync::no_backoff>>("unisync.spin_ticket_mutex",
-                                                                                     blocks, window_ns);
+                                                                                       blocks, window_ns);
       run<libcudacxx_lock>("cuda.binary_semaphore", blocks, window_ns);
       run<partitioned_ticket_lock<1>>("partitioned_ticket.1", blocks, window_ns);
       run<partitioned_ticket_lock<4>>("partitioned_ticket.4", blocks, window_ns);
