@@ -27,6 +27,27 @@ __device__ unsigned long long global_ns()
   return t;
 }
 
+/// Sleeps about one handoff (256 ns) per ticket ahead beyond the first, at most 256 us.
+__device__ void sleep_behind(long long tickets_ahead)
+{
+  long long const ns = (tickets_ahead - 1) * 256;
+  __nanosleep(static_cast<unsigned>(ns > 256000 ? 256000 : ns));
+}
+
+/// Takes a ticket and waits until `served` reaches it (the retake locks' queue).
+__device__ unsigned long long queue_for_turn(unsigned long long& taken, unsigned long long& served)
+{
+  unsigned long long const ticket =
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(taken).fetch_add(1, cuda::memory_order_relaxed);
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> serving(served);
+  for (;;) {
+    unsigned long long const now = serving.load(cuda::memory_order_relaxed);
+    if (now == ticket) return ticket;
+    long long const ahead = static_cast<long long>(ticket - now);
+    if (ahead > 1) sleep_behind(ahead);
+  }
+}
+
 struct libcudacxx_lock {
   cuda::binary_semaphore<cuda::thread_scope_device> semaphore{1};
   __device__ void lock() { semaphore.acquire(); }
@@ -55,8 +76,7 @@ struct partitioned_ticket_lock {
       // Distance from the ticket this line last granted: about (ticket - now) / Lines handoffs
       // of this line, Lines handoffs each.
       long long const ahead = static_cast<long long>(ticket - now);
-      if (ahead > static_cast<long long>(Lines))
-        __nanosleep(static_cast<unsigned>((ahead - 1) * 256 > 256000 ? 256000 : (ahead - 1) * 256));
+      if (ahead > static_cast<long long>(Lines)) sleep_behind(ahead);
     }
     holder = ticket;
   }
@@ -91,15 +111,7 @@ struct retake_lock {
         return;
       }
     }
-    unsigned long long const ticket =
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(taken).fetch_add(1, cuda::memory_order_relaxed);
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> serving(served);
-    for (;;) {
-      unsigned long long const now = serving.load(cuda::memory_order_relaxed);
-      if (now == ticket) break;
-      long long const ahead = static_cast<long long>(ticket - now);
-      if (ahead > 1) __nanosleep(static_cast<unsigned>((ahead - 1) * 256 > 256000 ? 256000 : (ahead - 1) * 256));
-    }
+    unsigned long long const ticket = queue_for_turn(taken, served);
     for (;;) {
       unsigned expected = 1;
       if (free_word.load(cuda::memory_order_relaxed) == 1 &&
@@ -108,7 +120,8 @@ struct retake_lock {
       }
       if (HeadPollNs != 0) __nanosleep(HeadPollNs);
     }
-    serving.store(ticket + 1, cuda::memory_order_relaxed);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(served).store(ticket + 1,
+                                                                                  cuda::memory_order_relaxed);
     streak = 1;
   }
   __device__ void unlock()
@@ -145,15 +158,7 @@ struct marked_retake_lock {
       }
       lock_word.fetch_and(~held, cuda::memory_order_relaxed);
     }
-    unsigned long long const ticket =
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(taken).fetch_add(1, cuda::memory_order_relaxed);
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> serving(served);
-    for (;;) {
-      unsigned long long const now = serving.load(cuda::memory_order_relaxed);
-      if (now == ticket) break;
-      long long const ahead = static_cast<long long>(ticket - now);
-      if (ahead > 1) __nanosleep(static_cast<unsigned>((ahead - 1) * 256 > 256000 ? 256000 : (ahead - 1) * 256));
-    }
+    unsigned long long const ticket = queue_for_turn(taken, served);
     for (;;) {
       unsigned seen = lock_word.load(cuda::memory_order_relaxed);
       if ((seen & held) == 0 &&
@@ -161,7 +166,8 @@ struct marked_retake_lock {
         break;
       }
     }
-    serving.store(ticket + 1, cuda::memory_order_relaxed);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(served).store(ticket + 1,
+                                                                                  cuda::memory_order_relaxed);
   }
   __device__ void unlock()
   {
