@@ -25,8 +25,8 @@ from synthetic_results import (DEVICE_ROUND_TRIP_NS, ERROR_MESSAGE, ERROR_NAME, 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "make_report.py"
 PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
-H100 = HERE.parent / "results" / "h100"
-# The title and command the committed H100 report was written with.
+RESULTS = HERE.parent / "results"
+# The title and command each committed full report was written with.
 H100_TITLE = "unisync contention report: H100 (PCIe), 16-core host, every family"
 H100_COMMAND = """\
 F='--unisync_set=full --unisync_window_ms=100 --benchmark_out_format=json'
@@ -34,6 +34,15 @@ build/release/bin/unisync_contention $F --benchmark_out=a.json --benchmark_filte
 build/release/bin/unisync_contention $F --benchmark_out=b.json --benchmark_filter='^(barrier|semaphore|latch|shared_mutex|application)/'
 # b.json's benchmarks appended to a.json's: benchmark/results/h100/results.json, then:
 benchmark/report/make_report.py --input benchmark/results/h100/results.json --output benchmark/results/h100"""
+H200_TITLE = "unisync contention report: H200 (PCIe), 16-core host, every family"
+H200_COMMAND = """\
+F='--unisync_set=full --unisync_window_ms=100 --benchmark_out_format=json'
+for fam in machine lock barrier latch semaphore shared_mutex application; do
+  build/release/bin/unisync_contention $F --benchmark_out=$fam.json --benchmark_filter="^$fam/"
+done
+# the families' benchmarks appended in that order: benchmark/results/h200/results.json, then:
+benchmark/report/make_report.py --input benchmark/results/h200/results.json --output benchmark/results/h200 \\
+  --title '""" + H200_TITLE + """'"""
 
 
 def run_script(input_path, output_dir, *extra):
@@ -322,16 +331,22 @@ class BadInput(unittest.TestCase):
         self.assert_refused(path, "not Google Benchmark JSON")
 
 
-class H100Report(unittest.TestCase):
-    """The committed H100 report is what this tool writes from the committed results."""
+class CommittedReports(unittest.TestCase):
+    """Each committed full report is what this tool writes from its committed results."""
 
-    def test_report_is_byte_identical(self):
+    def assert_regenerated(self, folder, title, command):
         with tempfile.TemporaryDirectory() as work:
-            result = run_script(H100 / "results.json", work, "--title", H100_TITLE,
-                                "--command", H100_COMMAND)
+            result = run_script(RESULTS / folder / "results.json", work, "--title", title,
+                                "--command", command)
             self.assertEqual(result.returncode, 0, result.stderr)
             written = (Path(work) / "report.md").read_bytes()
-        self.assertEqual(written, (H100 / "report.md").read_bytes())
+        self.assertEqual(written, (RESULTS / folder / "report.md").read_bytes())
+
+    def test_h100_report_is_byte_identical(self):
+        self.assert_regenerated("h100", H100_TITLE, H100_COMMAND)
+
+    def test_h200_report_is_byte_identical(self):
+        self.assert_regenerated("h200", H200_TITLE, H200_COMMAND)
 
 
 if __name__ == "__main__":

@@ -408,7 +408,7 @@ def build_report(context, entries, notes, out_dir, command, title, anchors_path=
 
 
 def anchors_section(entries, anchors_path):
-    """Reference figures measured earlier on the same machine (anchors.json) beside this
+    """Reference figures measured earlier on an H100 machine (anchors.json) beside this
     run's, with the note that says why they differ where they do."""
     if not anchors_path or not Path(anchors_path).exists():
         return []
@@ -424,6 +424,7 @@ def anchors_section(entries, anchors_path):
                      format_ratio(safe_ratio(measured, anchor["anchor"])) if measured is not None else MISSING,
                      anchor.get("note", "")])
     return ["## This run against the reference figures", "",
-            "The reference (anchor) figures were measured earlier on the same kind of machine "
-            "(DESIGN.md §5 and the issues); the note says why a figure differs where it does.", ""] + \
+            "The reference (anchor) figures were measured earlier on an H100 on PCIe (DESIGN.md §5 "
+            "and the issues); the note says why a figure differs where it does. On another GPU "
+            "the machine accounts for differences too.", ""] + \
         markdown_table(["quantity", "reference", "this run", "this run / reference", "note"], rows) + [""]
