@@ -33,6 +33,15 @@ struct tuning {
   /// not wait for each other, they only serialize at the counter's L2 atomic unit, a few
   /// ns each. Scaling by the handoff cost instead made a 528-block barrier sleep ~135 us.
   static constexpr cuda::std::uint32_t barrier_arrival_ns = 2;
+  /// A device waiter of `basic_barrier` polls again at once while its forecast is at most
+  /// this (768 missing blocks, or warps of a per-thread call), above
+  /// device_spin_threshold_ns: its sleeps of the forecast outlasted the last arrivals.
+  /// H200, device scope, three interleaved rounds against sleeping above 256 ns
+  /// (benchmark/results/h200-barrier-device-spin): per thread with 132 and 264 blocks
+  /// 0.86x and 0.92x the time per phase, one arrival per block with 528 blocks 0.93x (1.25
+  /// against 1.33 us); per thread with 528 blocks, whose last 768 of 2112 warps then poll
+  /// one line together, 1.05x slower (4.69 against 4.46 us).
+  static constexpr cuda::std::uint32_t device_barrier_spin_ns = 1536;
   /// Forecast while a cohort mutex's side waits for the other side to pass the top lock:
   /// half the 2.0-2.2 us CPU<->GPU round trip through memory measured on the H100 machine.
   static constexpr cuda::std::uint32_t link_handoff_ns = 1000;

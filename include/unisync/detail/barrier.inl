@@ -254,6 +254,13 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_barrier<Scope, CompletionFunction,
   // Missing arrivals in units of the waiter's own arrival (a block waits for blocks); a
   // token of a later phase (more arrivals than a phase takes) waits at least as long.
   cuda::std::uint32_t const missing = stop_count - count;
+  // A device waiter polls again at once up to a longer forecast than other waits do,
+  // decided without the division below, which would lengthen each of those polls.
+  NV_IF_TARGET(NV_IS_DEVICE, (constexpr cuda::std::uint64_t spin_units =
+                                  Backoff::tuning::barrier_arrival_ns == 0
+                                      ? ~cuda::std::uint32_t{0}
+                                      : Backoff::tuning::device_barrier_spin_ns / Backoff::tuning::barrier_arrival_ns;
+                              if (missing <= spin_units * token.weight_) return 1u;))
   cuda::std::uint32_t const units = missing / token.weight_ + (missing % token.weight_ != 0 ? 1u : 0u);
   return detail::forecast_ns(units, Backoff::tuning::barrier_arrival_ns);
 }
