@@ -100,10 +100,13 @@ struct with_cohort_pass_bound : Backoff {
  * writer reopens the gate for all of them. The gate's stores (and its copies', after
  * one release fence) are releases and readers load it (or their copy) with acquire; each
  * copy's stores come before the gate's, so that a GPU thread that acquires the gate and
- * then releases the GPU word orders the copies before every later GPU registration; readers' exits are releases on their word, and the writer loads the
- * word (or, for the GPU side seen from the CPU, the report, which the reporting GPU thread
- * stored with a system-scope release after acquiring the word) with acquire. Exclusion
- * itself rests on the seq_cst fences ([atomics.order] p4.4 in C++20, fence.sc in PTX).
+ * then releases the GPU word orders the copies before every later GPU registration.
+ * Readers' exits are releases on their word, and the writer loads the word (or, for the
+ * GPU side seen from the CPU, the report, which the reporting GPU thread stored with a
+ * system-scope release after acquiring the word) with acquire (below system scope, on the
+ * GPU, it loads the stripes relaxed and fences with acquire once they show no reader).
+ * Exclusion itself rests on the seq_cst fences ([atomics.order] p4.4 in C++20, fence.sc in
+ * PTX).
  *
  * Placement: construct it with `unisync::make_managed`, which advises the CPU word, the gate,
  * its copies and the report for the host and the GPU word for the device (system scope), or the whole
