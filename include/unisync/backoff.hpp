@@ -84,9 +84,10 @@ class basic_exponential_backoff {
  * A wait that the forecast says is about to end is spent polling, not sleeping: the
  * device polls again at once at or below `device_spin_threshold_ns` (its shortest sleeps
  * outlast an L2 poll; a device waiter of `basic_barrier` up to `device_barrier_spin_ns`,
- * which its forecast decides before it reaches the policy), and the host spins at or below `host_spin_threshold_ns`, for at most
- * `host_spin_budget_ns` per wait (a yield is a system call that costs about as much as the
- * handoff awaited, so the next ticket holder would notice its turn late on every handoff).
+ * which its forecast decides before it reaches the policy), and the host spins at or
+ * below `host_spin_threshold_ns`, for at most `host_spin_budget_ns` per wait (a yield is a
+ * system call that costs about as much as the handoff awaited, so the next ticket holder
+ * would notice its turn late on every handoff).
  */
 template <class Tuning = unisync::tuning>
 class basic_proportional_backoff {

@@ -40,7 +40,9 @@ struct tuning {
   /// (benchmark/results/h200-barrier-device-spin): per thread with 132 and 264 blocks
   /// 0.86x and 0.92x the time per phase, one arrival per block with 528 blocks 0.93x (1.25
   /// against 1.33 us); per thread with 528 blocks, whose last 768 of 2112 warps then poll
-  /// one line together, 1.05x slower (4.69 against 4.46 us).
+  /// one line together, 1.05x slower (4.69 against 4.46 us). Spinning only in phases of
+  /// at most 1536 units gained that cell back at device scope but lost it at system scope
+  /// and changed no cell's winner (benchmark/results/h200-device-drain-and-spin-bounds).
   static constexpr cuda::std::uint32_t device_barrier_spin_ns = 1536;
   /// Forecast while a cohort mutex's side waits for the other side to pass the top lock:
   /// half the 2.0-2.2 us CPU<->GPU round trip through memory measured on the H100 machine.
