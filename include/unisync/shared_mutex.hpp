@@ -35,10 +35,12 @@ struct with_cohort_pass_bound : Backoff {
  * starvation bounds both ways. The motivating use is a read-mostly table that GPU kernels
  * read while host threads occasionally update it.
  *
- * Readers register on a reader word, fence (seq_cst), then load the gate; a writer, holding
- * the writers' lock, closes the gate (a store), fences, then waits until every registered
- * reader has left or is waiting for it (the Dekker shape: whichever fence comes first in the
- * seq_cst order, the reader sees the closed gate or the writer sees the registration).
+ * Readers register on a reader word, fence (seq_cst), then load the gate (a CPU reader on the
+ * host makes the registration and the load seq_cst instead of fencing between them); a
+ * writer, holding the writers' lock, closes the gate (a store), fences, then waits until
+ * every registered reader has left or is waiting for it (the Dekker shape: whichever comes
+ * first in the seq_cst order, the reader sees the closed gate or the writer sees the
+ * registration).
  * Phase-fair: a reader that finds the gate closed by writer k declares itself late for k (a
  * counter per writer parity, in the reader word) and keeps its registration, so writer k
  * does not wait for it and writer k + 1 does (a writer whose try gives up reopens the gate
@@ -106,7 +108,8 @@ struct with_cohort_pass_bound : Backoff {
  * system-scope release after acquiring the word) with acquire (below system scope, on the
  * GPU, it loads the stripes relaxed and fences with acquire once they show no reader).
  * Exclusion itself rests on the seq_cst fences ([atomics.order] p4.4 in C++20, fence.sc in
- * PTX).
+ * PTX), and for CPU readers on the host on their seq_cst registration and gate load against
+ * the writer's fence (p4.2-4.3).
  *
  * Placement: construct it with `unisync::make_managed`, which advises the CPU word, the gate,
  * its copies and the report for the host and the GPU word for the device (system scope), or the whole
@@ -349,8 +352,9 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& reader_word(side_kind side) noexcept;
   UNISYNC_HOST_DEVICE cuda::std::uint64_t& gate_word() noexcept;
-  UNISYNC_HOST_DEVICE gate_view load_reader_gate(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE gate_view load_reader_gate(side_kind side, cuda::std::memory_order order) noexcept;
   UNISYNC_HOST_DEVICE static bool reports(side_kind side) noexcept;
+  UNISYNC_HOST_DEVICE static bool fenceless_registration(side_kind side) noexcept;
 
   // Readers, as a thread of `side` (tests on the host stand in for the GPU by naming it).
   UNISYNC_HOST_DEVICE gate_view register_reader(side_kind side);
