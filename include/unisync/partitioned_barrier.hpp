@@ -95,8 +95,15 @@ namespace unisync {
  * completion if it saw the CPU's report, the CPU leader otherwise. The CPU leader that saw
  * the GPU's report learns which from the GPU leader's verdict, stored right after the GPU
  * leader's read: with a completion function that is the one wait inside `arrive()`, for a
- * participant that has already arrived (about 1-2 us), never for one that has not. The
- * completion must then be callable on both sides (`__host__ __device__`).
+ * participant that has already arrived (about 1-2 us), never for one that has not. No
+ * design without a read-modify-write that both sides share can drop it: which of the two
+ * leaders runs the completion is consensus between two threads, which loads and stores
+ * cannot reach unless one of them may wait for the other (registers have consensus number
+ * 1, Herlihy 1991), and leaving the choice to a later call of one side hangs the phase
+ * when that side makes none (its participants all dropped in it). A shared
+ * read-modify-write on PCIe is a managed page migrating at every phase, tens of
+ * microseconds. The completion
+ * must then be callable on both sides (`__host__ __device__`).
  *
  * Placement: construct it with `unisync::make_managed`, which advises each part for the
  * side that touches it; without the advice it is still correct, only slower. On a GPU
