@@ -158,7 +158,7 @@ basic_shared_mutex<Scope, Backoff>::register_reader(side_kind side)
 {
   detail::shared_reader_ref<Scope> const word(reader_word(side));
   if (fenceless_registration(side)) {
-    cuda::std::uint64_t const before = word.fetch_add(1, detail::memory_order_seq_cst);
+    [[maybe_unused]] cuda::std::uint64_t const before = word.fetch_add(1, detail::memory_order_seq_cst);
     UNISYNC_ASSERT(registered(before) < count_mask, "shared_mutex: more than 2^20 - 1 readers registered on one word");
     return load_reader_gate(side, detail::memory_order_seq_cst);
   }
