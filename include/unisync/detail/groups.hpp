@@ -149,6 +149,30 @@ __device__ Value broadcast_from(unsigned lanes, Value value, int leader)
   return value;
 }
 
+/// Every lane of the warp. With a lane mask known only at run time, ptxas guards each warp
+/// sync and shuffle with a match of the mask across the lanes (MATCH.ANY, REDUX, VOTE), and
+/// matching the object's address costs one more; one_call_for_alike_lanes uses this
+/// constant instead where the whole warp is there and names one object. The latch's
+/// per-thread calls took 0.91-0.98x the time per round with GPU threads alone at system
+/// scope (H200, benchmark/results/h200-whole-warp-lanes). Per-thread barrier arrivals,
+/// measured the same way, took 0.95x with 1-33 blocks but 1.01-1.02x with 264-528 (and
+/// 1.06x with 132 in one of two leases), and 528 is where ours leads libcu++:
+/// lanes_arrive_and_wait keeps its match.
+inline constexpr unsigned whole_warp = 0xffffffffu;
+
+/// True in every lane when all 32 lanes of the warp are converged here and name the same
+/// `object` and `value`: shuffles from lane 0 and a vote, no match. Every lane runs both
+/// shuffles (not behind a short-circuit: a lane that skipped one would leave the others
+/// waiting in it).
+__device__ inline bool whole_warp_names(unsigned converged, void const* object, unsigned long long value)
+{
+  if (converged != whole_warp) return false;
+  auto const address = reinterpret_cast<unsigned long long>(object);
+  unsigned long long const first_address = __shfl_sync(whole_warp, address, 0);
+  unsigned long long const first_value = __shfl_sync(whole_warp, value, 0);
+  return __all_sync(whole_warp, address == first_address && value == first_value) != 0;
+}
+
 /// Per-thread arrive_and_wait() on the device: the converged lanes of the warp that name
 /// the same `barrier` arrive with one addition (each still one arrival), lanes that name
 /// other barriers in the same call are separate calls. The lowest such lane adds them,
@@ -185,6 +209,16 @@ __device__ void lanes_arrive_and_wait(void const* barrier, ArriveLanes arrive_la
   __syncwarp(same_phase);
 }
 
+/// The body of one_call_for_alike_lanes for the lanes `alike`; inlined into both of its
+/// calls, so that where they are the whole warp every mask in it is a constant.
+template <class Body>
+__device__ __forceinline__ void alike_lanes_call_once(unsigned alike, Body body)
+{
+  __syncwarp(alike);
+  if (static_cast<int>(lane_in_warp()) == __ffs(alike) - 1) body(static_cast<cuda::std::uint32_t>(__popc(alike)));
+  __syncwarp(alike);
+}
+
 /// Per-thread calls on the device that the warp may make as one: the converged lanes that
 /// call this naming the same `object` and the same `value` synchronize, the lowest of them
 /// runs `body(lanes)` once for all of them (`lanes`: how many), and they synchronize again,
@@ -195,12 +229,13 @@ template <class Body>
 __device__ void one_call_for_alike_lanes(void const* object, unsigned long long value, Body body)
 {
   unsigned const converged = __activemask();
+  if (whole_warp_names(converged, object, value)) {
+    alike_lanes_call_once(whole_warp, body);
+    return;
+  }
   unsigned const alike = __match_any_sync(converged, reinterpret_cast<unsigned long long>(object)) &
                          __match_any_sync(converged, value);
-  unsigned const lane = lane_in_warp();
-  __syncwarp(alike);
-  if (static_cast<int>(lane) == __ffs(alike) - 1) body(static_cast<cuda::std::uint32_t>(__popc(alike)));
-  __syncwarp(alike);
+  alike_lanes_call_once(alike, body);
 }
 
 }  // namespace unisync::detail
