@@ -50,6 +50,21 @@ __global__ void lanes_on_two_latches(Latch* const* latches, release_record const
   }
 }
 
+/// Every lane of one converged warp counts down one latch, by update_of(lane) or, with
+/// `same_update`, by 1; the latch expects one count_down more, which lane 0 makes only
+/// after checking that no lane could pass (`early`), and then every lane waits.
+template <class Latch>
+__global__ void whole_warp_on_one_latch(Latch* latch, bool same_update, unsigned* early)
+{
+  unsigned const lane = threadIdx.x;
+  latch->count_down(same_update ? 1u : update_of(lane));
+  __syncwarp();
+  if (latch->try_wait()) atomicAdd(early, 1u);
+  __syncwarp();
+  if (lane == 0) latch->count_down();
+  latch->wait();
+}
+
 template <class Kind>
 class ConformanceDeviceLatch : public ::testing::Test {};
 TYPED_TEST_SUITE(ConformanceDeviceLatch, latch_kinds_tested, type_names);
@@ -81,6 +96,25 @@ TYPED_TEST(ConformanceDeviceLatch, LanesOfAWarpCountDownTheirOwnLatches)
     EXPECT_EQ((*counters)[2], 0u) << "the latches were released out of order";
     EXPECT_TRUE(even->try_wait());
     EXPECT_TRUE(odd->try_wait());
+  }
+}
+
+// [thread.latch.class] p8 count_down: each call decrements by its own update, also when a
+// whole warp calls it together on one latch (the warp may count its lanes with one
+// atomic only where they all pass the same update).
+TYPED_TEST(ConformanceDeviceLatch, WholeWarpCountsDownOneLatchByEachLanesUpdate)
+{
+  UNISYNC_REQUIRE_GPU();
+  using latch_type = typename TypeParam::type;
+  for (bool const same_update : {true, false}) {
+    unsigned const total = same_update ? 32u : updates_of_half(0) + updates_of_half(1);
+    auto latch = unisync::make_managed<latch_type>(total + 1);
+    TypeParam::prepare(*latch);
+    auto early = unisync::make_managed<unsigned>(0u);
+    whole_warp_on_one_latch<<<1, 32>>>(latch.get(), same_update, early.get());
+    ASSERT_EQ(finish_device_work(lane_deadline), cudaSuccess) << (same_update ? "one update" : "two updates");
+    EXPECT_EQ(*early, 0u) << "a lane passed the latch before its last count_down";
+    EXPECT_TRUE(latch->try_wait());
   }
 }
 
