@@ -86,7 +86,8 @@ struct with_cohort_pass_bound : Backoff {
  * a writer has closed the gate it waits only for readers registered before its fence, each
  * for at most one critical section: a stream of readers cannot hold it back (a writer that
  * inherits the closed gate waits for no reader). A reader waits, from the fence after its
- * registration, for at most one batch of writers' critical sections
+ * registration (a CPU reader on the host: from its seq_cst registration), for at most one
+ * batch of writers' critical sections
  * (`shared_mutex_writer_batch`: the batch it found, or a batch whose first writer found
  * its registration already visible): a stream of writers cannot hold it back either.
  * Readers overlap freely. One GPU thread's bookkeeping
@@ -109,7 +110,10 @@ struct with_cohort_pass_bound : Backoff {
  * GPU, it loads the stripes relaxed and fences with acquire once they show no reader).
  * Exclusion itself rests on the seq_cst fences ([atomics.order] p4.4 in C++20, fence.sc in
  * PTX), and for CPU readers on the host on their seq_cst registration and gate load against
- * the writer's fence (p4.2-4.3).
+ * a CPU writer's fence (p4 and p4.2-4.3). Against a GPU writer's fence.sc.sys no single
+ * model covers either form: the host's side is the processor's (a locked read-modify-write
+ * is a full barrier on x86, as its fence was; on Arm a seq_cst read-modify-write and load
+ * stay ordered).
  *
  * Placement: construct it with `unisync::make_managed`, which advises the CPU word, the gate,
  * its copies and the report for the host and the GPU word for the device (system scope), or the whole
@@ -150,7 +154,8 @@ class basic_shared_mutex {
   /// Blocks until the calling thread holds the mutex shared. Preconditions: it holds it in
   /// neither mode. Progress: waits for at most one batch of writers' critical sections
   /// (see the class). Cost without a writer: one read-modify-write on its side's word (its stripe
-  /// at device scope), a seq_cst fence at `Scope` and one load of the gate (on the GPU at
+  /// at device scope), a seq_cst fence at `Scope` (not for CPU readers on the host, whose
+  /// read-modify-write and load are seq_cst instead) and one load of the gate (on the GPU at
   /// system scope, across the link).
   UNISYNC_HOST_DEVICE void lock_shared();
   /// Takes the mutex shared unless a writer holds it or waits; never waits for a holder

@@ -63,8 +63,9 @@
  * Checks (--safety): no writer beside any other holder; with SC the bounds:
  *   writer  once a writer has closed the gate, each reader enters at most once before the
  *           writer does (it waits only for readers already registered)
- *   reader  from its fence, a reader sees at most BATCH writers' sections start before
- *           it enters (one batch)
+ *   reader  from its fence (for a CPU reader on the host, its seq_cst registration), a
+ *           reader sees at most BATCH writers' sections start before it enters (one
+ *           batch)
  * --ltl rlive0 / wlive0 / wlive1: a registered reader 0 (CPU) / the CPU writer / the GPU
  * writer eventually enters (or, with -DTIMED, gives up); rliveg: the first GPU reader
  * eventually enters.

@@ -155,7 +155,7 @@ __device__ Value broadcast_from(unsigned lanes, Value value, int leader)
 /// constant instead where the whole warp is there and names one object. The latch's
 /// per-thread calls took 0.91-0.98x the time per round with GPU threads alone at system
 /// scope (H200, benchmark/results/h200-whole-warp-lanes). Per-thread barrier arrivals,
-/// measured the same way, took 0.95x with 1-33 blocks but 1.01-1.02x with 264-528 (and
+/// measured the same way, took 0.95-0.98x with 1-33 blocks but 1.01-1.02x with 264-528 (and
 /// 1.06x with 132 in one of two leases), and 528 is where ours leads libcu++:
 /// lanes_arrive_and_wait keeps its match.
 inline constexpr unsigned whole_warp = 0xffffffffu;

@@ -137,16 +137,18 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::fenceless_registration(side_kind side) noexcept
 {
   // A CPU reader on the host makes its registration (or un-late) a seq_cst read-modify-write
-  // and its gate load a seq_cst load, with no fence between them: against the writer's
+  // and its gate load a seq_cst load, with no fence between them: against a CPU writer's
   // seq_cst fence between its gate store and its reader-word loads, C++20 [atomics.order]
-  // p4.2-4.3 order the two seq_cst operations and the fence in one total order, as the
-  // reader's own fence did (p4.4). On x86 the read-modify-write is a locked instruction and
-  // the load a plain one, where the fence was a second locked instruction: one thread's
+  // p4 and p4.2-4.3 order the two seq_cst operations and the fence in one total order, as
+  // the reader's own fence did (p4.4); against a GPU writer's fence.sc.sys the processor's
+  // ordering does, as it did for the fence (see the class comment). On x86 the
+  // read-modify-write is a locked instruction and the load a plain one, where the fence was
+  // a second locked instruction (GCC's `lock or`, clang's `mfence`): one thread's
   // lock_shared() and unlock_shared() took 14.9-15.7 ns instead of 17.2-18.6 on a Xeon
   // (benchmark/results/h200-shared-mutex-fenceless-reader). On the GPU a seq_cst operation
   // is a fence.sc and the operation, so there the fence stays, once; so it does where a
-  // host thread stands in for the GPU side (tests), whose presence bookkeeping may come
-  // between the two.
+  // host thread stands in for the GPU side of a system-scope mutex (tests), whose presence
+  // bookkeeping may come between the two.
   NV_IF_ELSE_TARGET(NV_IS_HOST, (return !reports(side);), (return false;))
 }
 
