@@ -102,8 +102,8 @@ namespace unisync {
  * 1, Herlihy 1991), and leaving the choice to a later call of one side hangs the phase
  * when that side makes none (its participants all dropped in it). A shared
  * read-modify-write on PCIe is a managed page migrating at every phase, tens of
- * microseconds. The completion
- * must then be callable on both sides (`__host__ __device__`).
+ * microseconds. The completion must then be callable on both sides
+ * (`__host__ __device__`).
  *
  * Placement: construct it with `unisync::make_managed`, which advises each part for the
  * side that touches it; without the advice it is still correct, only slower. On a GPU

@@ -57,8 +57,9 @@
  * load after a registration (or an un-late) be performed before the read-modify-write is
  * visible to writers (modeled as the load taken first); the seq_cst fences forbid both.
  * A CPU reader on the host has no fence there: its registration (or un-late) and its gate
- * load are seq_cst operations, which the writer's fence orders as the reader's fence did
- * (C++20 [atomics.order] p4.2-4.3); the model's reader fence stands for either.
+ * load are seq_cst operations, which a CPU writer's fence orders as the reader's fence did
+ * (C++20 [atomics.order] p4, p4.2-4.3; against a GPU writer, the processor's ordering, see
+ * shared_mutex.hpp); the model's reader fence stands for either.
  *
  * Checks (--safety): no writer beside any other holder; with SC the bounds:
  *   writer  once a writer has closed the gate, each reader enters at most once before the

@@ -159,14 +159,12 @@ UNISYNC_HOST_DEVICE typename basic_shared_mutex<Scope, Backoff>::gate_view
 basic_shared_mutex<Scope, Backoff>::register_reader(side_kind side)
 {
   detail::shared_reader_ref<Scope> const word(reader_word(side));
-  if (fenceless_registration(side)) {
-    [[maybe_unused]] cuda::std::uint64_t const before = word.fetch_add(1, detail::memory_order_seq_cst);
-    UNISYNC_ASSERT(registered(before) < count_mask, "shared_mutex: more than 2^20 - 1 readers registered on one word");
-    return load_reader_gate(side, detail::memory_order_seq_cst);
-  }
+  bool const fenceless = fenceless_registration(side);
   // Acquire: a GPU reader that finds the presence bit acquires its publication.
-  cuda::std::uint64_t const before = word.fetch_add(1, detail::memory_order_acquire);
+  cuda::std::uint64_t const before =
+      word.fetch_add(1, fenceless ? detail::memory_order_seq_cst : detail::memory_order_acquire);
   UNISYNC_ASSERT(registered(before) < count_mask, "shared_mutex: more than 2^20 - 1 readers registered on one word");
+  if (fenceless) return load_reader_gate(side, detail::memory_order_seq_cst);
   if (reports(side) && (before & present_bit) == 0) await_presence(before + 1);
   // Dekker: this registration before the gate load; a writer's gate store before its loads
   // of the reader words. Whichever fence comes first, the other side sees it.
