@@ -153,7 +153,7 @@ class basic_cohort_mutex {
 
   /// make_managed's placement hook: the CPU's page and the top lock to the host, the GPU's
   /// page to the device.
-  static void advise_placement(basic_cohort_mutex* mutex, int device);
+  static void advise_placement(basic_cohort_mutex* object, int device);
 
  private:
   friend struct detail::test_access;

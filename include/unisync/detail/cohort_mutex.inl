@@ -283,11 +283,11 @@ __device__ void basic_cohort_mutex<Backoff>::unlock(Group const& group)
 #endif  // defined(__CUDACC__)
 
 template <class Backoff>
-void basic_cohort_mutex<Backoff>::advise_placement(basic_cohort_mutex* mutex, int device)
+void basic_cohort_mutex<Backoff>::advise_placement(basic_cohort_mutex* object, int device)
 {
-  detail::advise_managed(&mutex->cpu_, sizeof(mutex->cpu_), memory_advice::prefer_host, device);
-  detail::advise_managed(&mutex->top_, sizeof(mutex->top_), memory_advice::prefer_host, device);
-  detail::advise_managed(&mutex->gpu_, sizeof(mutex->gpu_), memory_advice::prefer_device, device);
+  detail::advise_managed(&object->cpu_, sizeof(object->cpu_), memory_advice::prefer_host, device);
+  detail::advise_managed(&object->top_, sizeof(object->top_), memory_advice::prefer_host, device);
+  detail::advise_managed(&object->gpu_, sizeof(object->gpu_), memory_advice::prefer_device, device);
 }
 
 }  // namespace unisync
