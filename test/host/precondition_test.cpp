@@ -4,11 +4,13 @@
 #include <unisync/barrier.hpp>
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/mutex.hpp>
+#include <unisync/shared_mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
 #include <unisync/unique_lock.hpp>
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 namespace {
@@ -50,6 +52,35 @@ TEST(Preconditions, TicketMutexUnlockWhenNotLocked)
   lock.lock();
   lock.unlock();
   EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { lock.unlock(); }), "ticket_mutex that is not locked"));
+}
+
+template <class SharedMutex>
+void expect_shared_mutex_misuse_reported()
+{
+  auto const mutex = std::make_unique<SharedMutex>();
+  auto const unlock_reported = [&] {
+    return names_precondition_and_place(violation_reported_by([&] { mutex->unlock(); }),
+                                        "unlock() of a shared_mutex that is not held exclusively");
+  };
+  auto const unlock_shared_reported = [&] {
+    return names_precondition_and_place(violation_reported_by([&] { mutex->unlock_shared(); }),
+                                        "unlock_shared() of a shared_mutex that no reader of this side holds shared");
+  };
+  EXPECT_TRUE(unlock_reported());
+  EXPECT_TRUE(unlock_shared_reported());
+  mutex->lock();
+  mutex->unlock();
+  mutex->lock_shared();
+  mutex->unlock_shared();
+  EXPECT_TRUE(unlock_reported()) << "after a writer's section";
+  EXPECT_TRUE(unlock_shared_reported()) << "after a reader's section";
+}
+
+TEST(Preconditions, SharedMutexUnlockWhenNotHeld)
+{
+  expect_shared_mutex_misuse_reported<unisync::shared_mutex>();
+  // Below system scope the writers' lock holds the gate: its queue tells.
+  expect_shared_mutex_misuse_reported<unisync::basic_shared_mutex<cuda::thread_scope_device>>();
 }
 
 TEST(Preconditions, SemaphoreReleaseWithNegativeUpdate)
