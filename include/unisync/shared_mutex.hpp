@@ -40,7 +40,9 @@ struct with_cohort_pass_bound : Backoff {
  * writer, holding the writers' lock, closes the gate (a store), fences, then waits until
  * every registered reader has left or is waiting for it (the Dekker shape: whichever comes
  * first in the seq_cst order, the reader sees the closed gate or the writer sees the
- * registration).
+ * registration). Below system scope the gate's tag sits in every reader word, so one
+ * read-modify-write registers a reader and reads the gate, and no fence is needed (see
+ * Scopes).
  * Phase-fair: a reader that finds the gate closed by writer k declares itself late for k (a
  * counter per writer parity, in the reader word) and keeps its registration, so writer k
  * does not wait for it and writer k + 1 does (a writer whose try gives up reopens the gate
@@ -78,10 +80,22 @@ struct with_cohort_pass_bound : Backoff {
  * (a transition bit in the GPU word); whoever finds the bit taken leaves the work to its
  * holder, which looks again before it lets go. Any other scope (`thread_scope_device`, GPU threads only) keeps
  * everything in one memory and spreads readers over `tuning::shared_mutex_reader_stripes`
- * words by block index, so that readers of different blocks mostly do not contend; a
- * writer reads every stripe. Its writers' lock is a FIFO ticket lock at that scope.
+ * words by block index (one by default: see the tuning). Each stripe also holds the gate
+ * modulo 16 (its tag), which a writer's close and reopen move on every stripe by a
+ * read-modify-write: a reader's registration (and its return from being late) reads the
+ * tag in its own read-modify-write, so the stripe's modification order puts it before the
+ * writer's close (which then sees it) or after (and it sees the gate closed), with no fence
+ * on either side (test/models/shared_mutex_stripes.pml). A reader pays one
+ * read-modify-write to enter and one to leave, as libcu++'s semaphore does; with one GPU
+ * block alone at 99% reads the code before (a registration, a fence.sc and a load of the
+ * gate; 16 stripes) took 1.40-1.41x as long per section
+ * (benchmark/results/h200-shared-mutex-stripe-tags).
+ * A writer reads every stripe. Its writers' lock is a FIFO ticket lock at that scope,
+ * whose served word also hands each holder the gate and the batch count: a writer loads
+ * neither after its turn.
  *
- * Progress (checked in test/models/shared_mutex.pml): writers among themselves as the
+ * Progress (checked in test/models/shared_mutex.pml, below system scope
+ * shared_mutex_stripes.pml): writers among themselves as the
  * writers' lock (cohort_mutex's bounded bypass at system scope, FIFO at device scope). Once
  * a writer has closed the gate it waits only for readers registered before its fence, each
  * for at most one critical section: a stream of readers cannot hold it back (a writer that
@@ -108,8 +122,10 @@ struct with_cohort_pass_bound : Backoff {
  * GPU side seen from the CPU, the report, which the reporting GPU thread stored with a
  * system-scope release after acquiring the word) with acquire (below system scope, on the
  * GPU, it loads the stripes relaxed and fences with acquire once they show no reader).
- * Exclusion itself rests on the seq_cst fences ([atomics.order] p4.4 in C++20, fence.sc in
- * PTX), and for CPU readers on the host on their seq_cst registration and gate load against
+ * Exclusion itself rests, below system scope, on each stripe's modification order (the tag's
+ * read-modify-writes; the stripes' moves are released by one fence on the device and read
+ * with acquire), and at system scope on the seq_cst fences ([atomics.order] p4.4 in C++20,
+ * fence.sc in PTX), and for CPU readers on the host on their seq_cst registration and gate load against
  * a CPU writer's fence (p4 and p4.2-4.3). Against a GPU writer's fence.sc.sys no single
  * model covers either form: the host's side is the processor's (a locked read-modify-write
  * is a full barrier on x86, as its fence was; on Arm a seq_cst read-modify-write and load
@@ -139,7 +155,8 @@ class basic_shared_mutex {
   /// it in neither mode. Progress: as the writers' lock, then waits only for readers
   /// already registered. Cost: the writers' lock and a load of its batch count; unless the
   /// previous writer left the gate closed for it, a store to the gate, a seq_cst fence, and
-  /// polls of each side's reader word (or the GPU's report from the CPU).
+  /// polls of each side's reader word (or the GPU's report from the CPU); below system scope
+  /// a read-modify-write on every stripe instead of the store and the fence.
   UNISYNC_HOST_DEVICE void lock();
   /// Takes the mutex exclusively if no one holds it in either mode and no writer waits;
   /// never waits for another holder. Readers that found the gate closed meanwhile go on
@@ -153,10 +170,10 @@ class basic_shared_mutex {
 
   /// Blocks until the calling thread holds the mutex shared. Preconditions: it holds it in
   /// neither mode. Progress: waits for at most one batch of writers' critical sections
-  /// (see the class). Cost without a writer: one read-modify-write on its side's word (its stripe
-  /// at device scope), a seq_cst fence at `Scope` (not for CPU readers on the host, whose
-  /// read-modify-write and load are seq_cst instead) and one load of the gate (on the GPU at
-  /// system scope, across the link).
+  /// (see the class). Cost without a writer: below system scope, one read-modify-write on its
+  /// stripe; at system scope, one on its side's word, a seq_cst fence (not for CPU readers on
+  /// the host, whose read-modify-write and load are seq_cst instead) and one load of the
+  /// gate (on the GPU, across the link).
   UNISYNC_HOST_DEVICE void lock_shared();
   /// Takes the mutex shared unless a writer holds it or waits; never waits for a holder
   /// (on the GPU at system scope it may wait for another GPU thread to finish publishing
@@ -262,6 +279,18 @@ class basic_shared_mutex {
   static constexpr cuda::std::uint64_t count_mask = (cuda::std::uint64_t{1} << count_bits) - 1;
   static constexpr cuda::std::uint64_t present_bit = cuda::std::uint64_t{1} << 62;
   static constexpr cuda::std::uint64_t transition_bit = cuda::std::uint64_t{1} << 63;
+  // On a stripe (scopes other than system): the gate modulo 16 (60..63), the stripe's tag,
+  // which every writer's close and reopen moves on every stripe by a read-modify-write.
+  static constexpr int gate_tag_shift = 60;
+  static constexpr cuda::std::uint64_t gate_tag_unit = cuda::std::uint64_t{1} << gate_tag_shift;
+  static constexpr cuda::std::uint64_t gate_tag_mask = 15;
+  // Below system scope the writers' lock hands each holder, with the poll that shows its
+  // turn, the gate's tag (bits 0..3) and how many writers in a row have held that gate
+  // closed after the one that closed it (4..9): no load of either after the turn.
+  static constexpr int batch_shift = 4;
+  static constexpr unsigned writer_state_bits = 10;
+  static_assert(Backoff::tuning::shared_mutex_writer_batch <= (1u << (writer_state_bits - batch_shift)),
+                "shared_mutex: the writer batch must fit the writers' lock's state");
   // The GPU's report (host page): the closed gate it last reported drained (bits 63..1) |
   // GPU readers present (bit 0). The gate counts in 64 bits, so a value never comes back:
   // an old report cannot pass for a later writer's.
@@ -271,12 +300,12 @@ class basic_shared_mutex {
       partitioned ? 1u : Backoff::tuning::shared_mutex_reader_stripes;
 
   /// The writers' lock: the cohort mutex across the link (passing within a side at most
-  /// `shared_mutex_writer_pass_bound` times in a row), a ticket lock within one scope.
-  using writer_lock =
-      cuda::std::conditional_t<partitioned,
-                               basic_cohort_mutex<detail::with_cohort_pass_bound<
-                                   Backoff, Backoff::tuning::shared_mutex_writer_pass_bound>>,
-                               detail::ticket_lock<Scope, Backoff>>;
+  /// `shared_mutex_writer_pass_bound` times in a row), a ticket lock within one scope,
+  /// which also carries the writers' state.
+  using writer_lock = cuda::std::conditional_t<
+      partitioned,
+      basic_cohort_mutex<detail::with_cohort_pass_bound<Backoff, Backoff::tuning::shared_mutex_writer_pass_bound>>,
+      detail::ticket_lock<Scope, Backoff, writer_state_bits>>;
 
   /// One reader word on a 128-byte line of its own.
   struct reader_line {
@@ -330,12 +359,10 @@ class basic_shared_mutex {
     cuda::std::uint64_t* word;
     cuda::std::uint64_t value;
   };
-  /// Every other scope: the stripes and the gate in one memory.
+  /// Every other scope: the stripes (the gate itself and the batch count are in the
+  /// writers' lock's state).
   struct striped_state {
     reader_line stripes[partitioned ? 1 : Backoff::tuning::shared_mutex_reader_stripes];
-    // As link_part::gate and cpu_part::inherited_writers.
-    alignas(detail::cache_line_size) cuda::std::uint64_t gate = 0;
-    alignas(detail::cache_line_size) cuda::std::uint32_t inherited_writers = 0;
   };
   struct partitioned_state {
     cpu_part cpu;
@@ -352,6 +379,7 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t late_slot(cuda::std::uint64_t gate) noexcept;
   UNISYNC_HOST_DEVICE static constexpr bool drained(cuda::std::uint64_t word, cuda::std::uint64_t gate) noexcept;
   UNISYNC_HOST_DEVICE static constexpr bool might_drain(cuda::std::uint64_t word) noexcept;
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t gate_seen_in(cuda::std::uint64_t word) noexcept;
 
   // Where the calling thread registers, and the words it uses.
   UNISYNC_HOST_DEVICE static side_kind running_side() noexcept;
@@ -386,6 +414,23 @@ class basic_shared_mutex {
   UNISYNC_HOST_DEVICE cuda::std::uint32_t& inherited_writers() noexcept;
   UNISYNC_HOST_DEVICE bool inherits_closed_gate();
   UNISYNC_HOST_DEVICE bool keeps_gate_for_successor(bool next_holder_on_this_side);
+  // Writers below system scope: the stripes' tags, and the state in the writers' lock.
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t held_gate(cuda::std::uint64_t state) noexcept
+  {
+    return state & gate_tag_mask;
+  }
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint32_t held_batch(cuda::std::uint64_t state) noexcept
+  {
+    return static_cast<cuda::std::uint32_t>(state >> batch_shift);
+  }
+  UNISYNC_HOST_DEVICE static constexpr cuda::std::uint64_t writer_state(cuda::std::uint64_t gate,
+                                                                        cuda::std::uint32_t batch) noexcept
+  {
+    return (gate & gate_tag_mask) | (cuda::std::uint64_t{batch} << batch_shift);
+  }
+  UNISYNC_HOST_DEVICE bool move_stripe_tags(cuda::std::uint64_t gate, cuda::std::uint64_t steps);
+  UNISYNC_HOST_DEVICE bool close_stripes(cuda::std::uint64_t held);
+  UNISYNC_HOST_DEVICE void abandon_stripes(cuda::std::uint64_t held);
   UNISYNC_HOST_DEVICE cuda::std::uint32_t forecast_to_drain(cuda::std::uint64_t gate, cuda::std::memory_order order);
   UNISYNC_HOST_DEVICE bool try_lock_within(cuda::std::uint64_t timeout_ns);
 

@@ -166,10 +166,15 @@ struct tuning {
   static constexpr cuda::std::uint32_t gpu_send_role_rounds = 16;
   /// A device-scope shared_mutex spreads its readers over this many reader words, by block
   /// (a reader registers on the word of its block index modulo this count), and a writer
-  /// polls every one of them: each word sees a sixteenth of the read-modify-writes of one
-  /// central word, a writer's poll reads 16 lines. Only 16 was measured (H100, 132 blocks,
-  /// 99% reads: 1.18e7 shared sections/s); other counts are untried.
-  static constexpr cuda::std::uint32_t shared_mutex_reader_stripes = 16;
+  /// moves the gate's tag on every one of them with a read-modify-write to close and
+  /// another to reopen: stripes make every writer dearer, and the readers, one
+  /// read-modify-write each, gained nothing from them in the cells measured. H200
+  /// machine, blocks of one GPU thread, ns per section with 16 / 8 / 4 / 2 / 1 words
+  /// (benchmark/results/h200-shared-mutex-stripe-tags): 90% reads, one block 1706 / 1521 /
+  /// 1430 / 1376 / 1245, 132 blocks 161 / 157 / 154 / 153 / 151; 99% reads, one block 1302
+  /// / 1280 / 1270 / 1264 / 1145, 132 blocks 32.3 / 31.5 / 30.4 / 29.9 / 28.5, 528 blocks
+  /// 20.5 / 19.9 / 19.7 / 19.7 / 19.6.
+  static constexpr cuda::std::uint32_t shared_mutex_reader_stripes = 1;
   /// A system-scope shared_mutex keeps this many copies of its gate on host lines (16 KiB),
   /// and a GPU reader loads the copy of its block (and warp) modulo this count: the GPU's
   /// loads of one host line serialize, about 0.5 us each on the H100 machine. H100, 132

@@ -463,8 +463,9 @@ struct test_access {
              atomic_at<cuda::thread_scope_system>(mutex.state_.gpu.readers.word).load(memory_order_acquire);
     } else {
       cuda::std::uint64_t all = 0;
+      // Without the gate's tag, which every stripe keeps.
       for (auto& stripe : mutex.state_.stripes) all |= atomic_at<Scope>(stripe.word).load(memory_order_acquire);
-      return all;
+      return all & (basic_shared_mutex<Scope, Backoff>::gate_tag_unit - 1);
     }
   }
   /// Registers a CPU reader that found the gate closed, declared itself late for the
@@ -474,7 +475,7 @@ struct test_access {
   static cuda::std::uint64_t stand_in_late_reader(basic_shared_mutex<Scope, Backoff>& mutex)
   {
     using mutex_type = basic_shared_mutex<Scope, Backoff>;
-    cuda::std::uint64_t const gate = atomic_at<Scope>(mutex.gate_word()).load(memory_order_acquire);
+    cuda::std::uint64_t const gate = mutex.load_reader_gate(mutex_type::side_kind::cpu, memory_order_acquire).value;
     cuda::std::uint64_t const units = 1 + mutex_type::late_unit(mutex_type::late_slot(gate));
     atomic_at<Scope>(mutex.reader_word(mutex_type::side_kind::cpu)).fetch_add(units, memory_order_acq_rel);
     return units;

@@ -72,6 +72,19 @@ UNISYNC_HOST_DEVICE constexpr bool basic_shared_mutex<Scope, Backoff>::might_dra
          (late(word, 1) != 0 && registered(word) == late(word, 1));
 }
 
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE constexpr cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::gate_seen_in(
+    cuda::std::uint64_t word) noexcept
+{
+  // What a reader compares to tell whether the gate moved: the gate, or a kept copy without
+  // its mark (system scope); a stripe's tag (other scopes).
+  if constexpr (partitioned) {
+    return word & ~kept_copy;
+  } else {
+    return word >> gate_tag_shift;
+  }
+}
+
 // ---- where a thread registers
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -94,11 +107,7 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_shared_mutex<Scope, Backoff>::rea
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint64_t& basic_shared_mutex<Scope, Backoff>::gate_word() noexcept
 {
-  if constexpr (partitioned) {
-    return state_.link.gate;
-  } else {
-    return state_.gate;
-  }
+  return state_.link.gate;  // system scope only: below it, the writers' lock holds it
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -123,8 +132,12 @@ basic_shared_mutex<Scope, Backoff>::load_reader_gate(side_kind side, cuda::std::
       // read the gate itself this time.
       detail::atomic_at<Scope>(state_.link.copies_wanted).store(1, detail::memory_order_relaxed);
     }
+    return gate_view{&gate_word(), detail::atomic_at<Scope>(gate_word()).load(order)};
+  } else {
+    // The gate's tag on the reader's own stripe.
+    cuda::std::uint64_t& stripe = reader_word(side);
+    return gate_view{&stripe, gate_seen_in(detail::atomic_at<Scope>(stripe).load(order))};
   }
-  return gate_view{&gate_word(), detail::atomic_at<Scope>(gate_word()).load(order)};
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -159,6 +172,18 @@ UNISYNC_HOST_DEVICE typename basic_shared_mutex<Scope, Backoff>::gate_view
 basic_shared_mutex<Scope, Backoff>::register_reader(side_kind side)
 {
   detail::shared_reader_ref<Scope> const word(reader_word(side));
+  if constexpr (!partitioned) {
+    // One read-modify-write registers and reads the gate's tag, and each writer moves the
+    // tag of every stripe by a read-modify-write: in the stripe's modification order either
+    // the writer's close comes first and this reader sees it closed, or this registration
+    // does and the writer's polls of the stripe (after its own read-modify-write) see it.
+    // No fence: a registration costs what libcu++'s semaphore acquire does, one
+    // read-modify-write. Acquire: a reader that finds the gate open enters after the last
+    // writer's reopen, released before its read-modify-writes.
+    cuda::std::uint64_t const before = word.fetch_add(1, detail::memory_order_acquire);
+    UNISYNC_ASSERT(registered(before) < count_mask, "shared_mutex: more than 2^20 - 1 readers registered on one word");
+    return gate_view{&reader_word(side), gate_seen_in(before)};
+  }
   bool const fenceless = fenceless_registration(side);
   // Acquire: a GPU reader that finds the presence bit acquires its publication.
   cuda::std::uint64_t const before =
@@ -193,7 +218,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_for_gate_chang
   cuda::std::uint32_t const wait_ns =
       partitioned ? Backoff::tuning::link_handoff_ns : Backoff::tuning::ticket_handoff_ns;
   auto const forecast = [&](cuda::std::memory_order order) {
-    return (gate.load(order) & ~kept_copy) == seen.value ? wait_ns : 0u;
+    return gate_seen_in(gate.load(order)) == seen.value ? wait_ns : 0u;
   };
   if (limit == nullptr) {
     detail::wait_for_turn<Backoff>(forecast);
@@ -219,14 +244,19 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(si
       deregister(side, 1 + late_unit(slot));  // gives up: no trace left
       return false;
     }
-    // Active again; as a registration, ordered before the gate load by the fence (or as
-    // seq_cst operations, see fenceless_registration).
-    bool const fenceless = fenceless_registration(side);
-    word.fetch_sub(late_unit(slot), fenceless ? detail::memory_order_seq_cst : detail::memory_order_relaxed);
-    if (!fenceless) cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
-    cuda::std::uint64_t const now =
-        detail::atomic_at<Scope>(*seen.word).load(fenceless ? detail::memory_order_seq_cst : detail::memory_order_acquire) &
-        ~kept_copy;
+    // Active again; as a registration: on a stripe the same read-modify-write reads the
+    // gate's tag (acquire, as a registration); otherwise ordered before the gate load by the
+    // fence (or as seq_cst operations, see fenceless_registration).
+    cuda::std::uint64_t now = 0;
+    if constexpr (!partitioned) {
+      now = gate_seen_in(word.fetch_sub(late_unit(slot), detail::memory_order_acquire));
+    } else {
+      bool const fenceless = fenceless_registration(side);
+      word.fetch_sub(late_unit(slot), fenceless ? detail::memory_order_seq_cst : detail::memory_order_relaxed);
+      if (!fenceless) cuda::atomic_thread_fence(detail::memory_order_seq_cst, Scope);
+      now = gate_seen_in(detail::atomic_at<Scope>(*seen.word).load(fenceless ? detail::memory_order_seq_cst
+                                                                              : detail::memory_order_acquire));
+    }
     // Open, or closed by a writer of the other parity, which saw this registration as
     // active (it was visible to every writer after the one that closed `gate`) and waits
     // for this reader: enter. Closed by a writer of the same parity: that one may have
@@ -453,29 +483,74 @@ UNISYNC_HOST_DEVICE cuda::std::uint64_t basic_shared_mutex<Scope, Backoff>::clos
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::store_gate(cuda::std::uint64_t value)
 {
-  if constexpr (partitioned) {
-    // The copies are kept once GPU readers have asked for them (until then they read the
-    // gate; the request is never withdrawn, so from the first writer that keeps them on,
-    // every writer does: the writers' lock orders their loads of it). Without a request,
-    // a writer that finds them still kept from the start (only writers write them: the
-    // lock orders this load too) drops them, once. First the copies, in index order, each
-    // released (a reader that acquires a copy synchronizes with it; on the GPU by one
-    // fence for all of them, see begin_released_stores): the GPU's report holder reads the
-    // first to tell a writer between its copies and its gate (closing_copies_ahead_of()).
-    // Then the gate, released after them, so that the GPU's report holder, which acquires
-    // the gate, orders every later GPU registration after the copies too (see
-    // settle_report).
-    bool const keep = detail::atomic_at<Scope>(state_.link.copies_wanted).load(detail::memory_order_relaxed) != 0;
-    if (keep || (detail::atomic_at<Scope>(state_.link.reader_gates[0].word).load(detail::memory_order_relaxed) &
-                 kept_copy) != 0) {
-      cuda::std::uint64_t const copy_value = keep ? value | kept_copy : 0;
-      cuda::std::memory_order const copy_order = detail::begin_released_stores<Scope>();
-      for (auto& copy : state_.link.reader_gates) {
-        detail::atomic_at<Scope>(copy.word).store(copy_value, copy_order);
-      }
+  // The copies are kept once GPU readers have asked for them (until then they read the
+  // gate; the request is never withdrawn, so from the first writer that keeps them on,
+  // every writer does: the writers' lock orders their loads of it). Without a request,
+  // a writer that finds them still kept from the start (only writers write them: the
+  // lock orders this load too) drops them, once. First the copies, in index order, each
+  // released (a reader that acquires a copy synchronizes with it; on the GPU by one
+  // fence for all of them, see begin_released_stores): the GPU's report holder reads the
+  // first to tell a writer between its copies and its gate (closing_copies_ahead_of()).
+  // Then the gate, released after them, so that the GPU's report holder, which acquires
+  // the gate, orders every later GPU registration after the copies too (see
+  // settle_report).
+  bool const keep = detail::atomic_at<Scope>(state_.link.copies_wanted).load(detail::memory_order_relaxed) != 0;
+  if (keep ||
+      (detail::atomic_at<Scope>(state_.link.reader_gates[0].word).load(detail::memory_order_relaxed) & kept_copy) != 0) {
+    cuda::std::uint64_t const copy_value = keep ? value | kept_copy : 0;
+    cuda::std::memory_order const copy_order = detail::begin_released_stores<Scope>();
+    for (auto& copy : state_.link.reader_gates) {
+      detail::atomic_at<Scope>(copy.word).store(copy_value, copy_order);
     }
   }
   detail::atomic_at<Scope>(gate_word()).store(value, detail::memory_order_release);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::move_stripe_tags(cuda::std::uint64_t gate,
+                                                                             cuda::std::uint64_t steps)
+{
+  // Every stripe's tag moves by a read-modify-write (see register_reader), released: a
+  // reader that finds the gate reopened, or closed by the next writer and passes it,
+  // enters after this writer's section (one fence on the device, see
+  // begin_released_stores).
+  cuda::std::uint64_t const step = steps << gate_tag_shift;
+  cuda::std::memory_order const released = detail::begin_released_stores<Scope>();
+  if (!closed(gate)) {
+    for (auto& stripe : state_.stripes) detail::atomic_at<Scope>(stripe.word).fetch_add(step, released);
+    return false;
+  }
+  // A close reads each stripe as it moves its tag: when every registered reader is
+  // already late for it, the writer is in without polling (one round trip to L2 fewer on
+  // the GPU). Acquire, for the readers' sections: on the host each read-modify-write
+  // (acq_rel), on the device one fence once they show no reader.
+  cuda::std::memory_order const order =
+      released == detail::memory_order_release ? detail::memory_order_acq_rel : released;
+  cuda::std::uint32_t active = 0;
+  for (auto& stripe : state_.stripes) {
+    cuda::std::uint64_t const before = detail::atomic_at<Scope>(stripe.word).fetch_add(step, order);
+    active += registered(before) - late(before, late_slot(gate));
+  }
+  if (active != 0) return false;
+  NV_IF_TARGET(NV_IS_DEVICE, (cuda::atomic_thread_fence(detail::memory_order_acquire, Scope);))
+  return true;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::close_stripes(cuda::std::uint64_t held)
+{
+  // Closed here would mean a predecessor left it closed without counting the batch.
+  UNISYNC_ASSERT(!closed(held_gate(held)), "shared_mutex: a writer found the gate closed without inheriting it");
+  return move_stripe_tags(held_gate(held) + 1, 1);
+}
+
+template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::abandon_stripes(cuda::std::uint64_t held)
+{
+  // As reopen_abandoned_gate(): the next close has this one's parity.
+  cuda::std::uint64_t const reopened = held_gate(held) + 1 + 3;
+  move_stripe_tags(reopened, 3);
+  writers_.unlock(held, writer_state(reopened, 0));
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -500,12 +575,9 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::reopen_abandoned_ga
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE cuda::std::uint32_t& basic_shared_mutex<Scope, Backoff>::inherited_writers() noexcept
 {
-  if constexpr (partitioned) {
-    // The calling writer's side: a batch never crosses the link (see unlock()).
-    return detail::running_on_device() ? state_.gpu.inherited_writers : state_.cpu.inherited_writers;
-  } else {
-    return state_.inherited_writers;
-  }
+  // The calling writer's side: a batch never crosses the link (see unlock()). System scope
+  // only: below it, the writers' lock holds the count.
+  return detail::running_on_device() ? state_.gpu.inherited_writers : state_.cpu.inherited_writers;
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -574,22 +646,40 @@ UNISYNC_HOST_DEVICE cuda::std::uint32_t basic_shared_mutex<Scope, Backoff>::fore
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::lock()
 {
-  writers_.lock();
-  if (inherits_closed_gate()) return;
-  cuda::std::uint64_t const gate = close_gate();
-  detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); });
+  if constexpr (partitioned) {
+    writers_.lock();
+    if (inherits_closed_gate()) return;
+    cuda::std::uint64_t const gate = close_gate();
+    detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); });
+  } else {
+    cuda::std::uint64_t const held = writers_.lock();
+    if (held_batch(held) != 0 || close_stripes(held)) return;  // inherited closed, or no reader in
+    cuda::std::uint64_t const gate = held_gate(held) + 1;
+    detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); });
+  }
 }
 
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock()
 {
-  if (!writers_.try_lock()) return false;
-  if (inherits_closed_gate()) return true;
-  cuda::std::uint64_t const gate = close_gate();
-  if (forecast_to_drain(gate, detail::memory_order_acquire) == 0) return true;
-  reopen_abandoned_gate(gate);
-  writers_.unlock();
-  return false;
+  if constexpr (partitioned) {
+    if (!writers_.try_lock()) return false;
+    if (inherits_closed_gate()) return true;
+    cuda::std::uint64_t const gate = close_gate();
+    if (forecast_to_drain(gate, detail::memory_order_acquire) == 0) return true;
+    reopen_abandoned_gate(gate);
+    writers_.unlock();
+    return false;
+  } else {
+    cuda::std::uint64_t held = 0;
+    if (!writers_.try_lock(&held)) return false;
+    if (held_batch(held) != 0 || close_stripes(held) ||
+        forecast_to_drain(held_gate(held) + 1, detail::memory_order_acquire) == 0) {
+      return true;
+    }
+    abandon_stripes(held);
+    return false;
+  }
 }
 
 template <cuda::thread_scope Scope, class Backoff>
@@ -597,41 +687,62 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_within(cud
 {
   if (timeout_ns == 0) return try_lock();
   detail::deadline const limit = detail::deadline::after(timeout_ns);
-  bool taken = false;
   if constexpr (partitioned) {
-    taken = writers_.try_lock_for(cuda::std::chrono::nanoseconds(static_cast<cuda::std::int64_t>(timeout_ns)));
+    if (!writers_.try_lock_for(cuda::std::chrono::nanoseconds(static_cast<cuda::std::int64_t>(timeout_ns)))) {
+      return false;
+    }
+    if (inherits_closed_gate()) return true;
+    cuda::std::uint64_t const gate = close_gate();
+    if (detail::wait_for_turn_until<Backoff>(
+            limit, [&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); })) {
+      return true;
+    }
+    reopen_abandoned_gate(gate);  // gives up: the readers that found it closed go on
+    writers_.unlock();
+    return false;
   } else {
-    taken = writers_.try_lock_within(timeout_ns);
+    cuda::std::uint64_t held = 0;
+    if (!writers_.try_lock_within(timeout_ns, &held)) return false;
+    cuda::std::uint64_t const gate = held_gate(held) + 1;
+    if (held_batch(held) != 0 || close_stripes(held) ||
+        detail::wait_for_turn_until<Backoff>(
+            limit, [&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); })) {
+      return true;
+    }
+    abandon_stripes(held);
+    return false;
   }
-  if (!taken) return false;
-  if (inherits_closed_gate()) return true;
-  cuda::std::uint64_t const gate = close_gate();
-  if (detail::wait_for_turn_until<Backoff>(
-          limit, [&](cuda::std::memory_order order) { return forecast_to_drain(gate, order); })) {
-    return true;
-  }
-  reopen_abandoned_gate(gate);  // gives up: the readers that found it closed go on
-  writers_.unlock();
-  return false;
 }
 
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::unlock()
 {
-  // Only the writers' lock holder writes the gate: the lock orders the value loaded.
-  auto const load_gate = [this] { return detail::atomic_at<Scope>(gate_word()).load(detail::memory_order_relaxed); };
-  UNISYNC_ASSERT(closed(load_gate()), "unlock() of a shared_mutex that is not held exclusively");
-  // Loads the gate only to reopen it: a batch of GPU writers at system scope then never
-  // reads across the link.
-  auto const leave = [&](bool next_holder_on_this_side) {
-    if (!keeps_gate_for_successor(next_holder_on_this_side)) reopen_gate(load_gate());
-  };
   if constexpr (partitioned) {
-    // The cohort decides whether it passes within the side and says so before it releases.
-    writers_.unlock_after(leave);
+    // Only the writers' lock holder writes the gate: the lock orders the value loaded.
+    auto const load_gate = [this] { return detail::atomic_at<Scope>(gate_word()).load(detail::memory_order_relaxed); };
+    UNISYNC_ASSERT(closed(load_gate()), "unlock() of a shared_mutex that is not held exclusively");
+    // Loads the gate only to reopen it: a batch of GPU writers then never reads across
+    // the link. The cohort decides whether it passes within the side and says so before
+    // it releases.
+    writers_.unlock_after([&](bool next_holder_on_this_side) {
+      if (!keeps_gate_for_successor(next_holder_on_this_side)) reopen_gate(load_gate());
+    });
   } else {
-    leave(writers_.queued() > 1);
-    writers_.unlock();
+    // The state the predecessor handed over and the queue, in one round trip: the gate
+    // this writer holds closed is the predecessor's when it inherited it (a batch count),
+    // else the next one, which it closed.
+    detail::ticket_holder_view const view = writers_.view_as_holder();
+    UNISYNC_ASSERT(view.queued != 0, "unlock() of a shared_mutex that is not held exclusively");
+    cuda::std::uint32_t const batch = held_batch(view.state);
+    cuda::std::uint64_t const gate = held_gate(view.state) + (batch != 0 ? 0 : 1);
+    // As keeps_gate_for_successor(): the gate stays closed for a writer that has queued,
+    // unless shared_mutex_writer_batch writers have held it.
+    if (view.queued > 1 && batch + 1 < Backoff::tuning::shared_mutex_writer_batch) {
+      writers_.unlock(view.state, writer_state(gate, batch + 1));
+      return;
+    }
+    move_stripe_tags(gate + 1, 1);
+    writers_.unlock(view.state, writer_state(gate + 1, 0));
   }
 }
 
