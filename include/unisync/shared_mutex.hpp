@@ -97,11 +97,12 @@ struct with_cohort_pass_bound : Backoff {
  * Progress (checked in test/models/shared_mutex.pml, below system scope
  * shared_mutex_stripes.pml): writers among themselves as the
  * writers' lock (cohort_mutex's bounded bypass at system scope, FIFO at device scope). Once
- * a writer has closed the gate it waits only for readers registered before its fence, each
- * for at most one critical section: a stream of readers cannot hold it back (a writer that
- * inherits the closed gate waits for no reader). A reader waits, from the fence after its
- * registration (a CPU reader on the host: from its seq_cst registration), for at most one
- * batch of writers' critical sections
+ * a writer has closed the gate it waits only for readers registered before its fence (below
+ * system scope: before its read-modify-write on their stripe), each for at most one
+ * critical section: a stream of readers cannot hold it back (a writer that inherits the
+ * closed gate waits for no reader). A reader waits, from the fence after its registration
+ * (a CPU reader on the host: from its seq_cst registration; below system scope: from the
+ * registration itself), for at most one batch of writers' critical sections
  * (`shared_mutex_writer_batch`: the batch it found, or a batch whose first writer found
  * its registration already visible): a stream of writers cannot hold it back either.
  * Readers overlap freely. One GPU thread's bookkeeping
@@ -155,8 +156,9 @@ class basic_shared_mutex {
   /// it in neither mode. Progress: as the writers' lock, then waits only for readers
   /// already registered. Cost: the writers' lock and a load of its batch count; unless the
   /// previous writer left the gate closed for it, a store to the gate, a seq_cst fence, and
-  /// polls of each side's reader word (or the GPU's report from the CPU); below system scope
-  /// a read-modify-write on every stripe instead of the store and the fence.
+  /// polls of each side's reader word (or the GPU's report from the CPU). Below system scope
+  /// the lock hands over the batch count, and a read-modify-write on every stripe replaces
+  /// the store, the fence and, when it finds no reader inside, the polls.
   UNISYNC_HOST_DEVICE void lock();
   /// Takes the mutex exclusively if no one holds it in either mode and no writer waits;
   /// never waits for another holder. Readers that found the gate closed meanwhile go on

@@ -67,7 +67,8 @@ bool free_for_a_reader(Mutex& mutex)
 
 template <class Mutex>
 class ConformanceSharedMutex : public ::testing::Test {};
-using shared_mutex_types = ::testing::Types<unisync::shared_mutex, unisync::test::device_shared_mutex>;
+using shared_mutex_types =
+    ::testing::Types<unisync::shared_mutex, unisync::test::device_shared_mutex, unisync::test::striped_shared_mutex>;
 TYPED_TEST_SUITE(ConformanceSharedMutex, shared_mutex_types, unisync::test::shared_type_names);
 
 // [thread.sharedmutex.class] p1: shared_mutex(); not copyable or movable. p3: "meets all of

@@ -23,7 +23,7 @@ using access = unisync::detail::test_access;
 
 template <class Mutex>
 class DeviceSharedMutex : public ::testing::Test {};
-using device_shared_types = ::testing::Types<unisync::shared_mutex, device_shared_mutex>;
+using device_shared_types = ::testing::Types<unisync::shared_mutex, device_shared_mutex, striped_shared_mutex>;
 TYPED_TEST_SUITE(DeviceSharedMutex, device_shared_types, shared_type_names);
 
 std::vector<int> block_counts() { return {1, multiprocessor_count(), 4 * multiprocessor_count()}; }

@@ -72,7 +72,8 @@ unisync::test::section_record run_mix(unsigned threads, unsigned read_percent, b
 
 template <class Mutex>
 class HostSharedMutex : public ::testing::Test {};
-using shared_types = ::testing::Types<unisync::shared_mutex, unisync::test::device_shared_mutex>;
+using shared_types =
+    ::testing::Types<unisync::shared_mutex, unisync::test::device_shared_mutex, unisync::test::striped_shared_mutex>;
 TYPED_TEST_SUITE(HostSharedMutex, shared_types, unisync::test::shared_type_names);
 
 TYPED_TEST(HostSharedMutex, WriterSectionsNeverOverlapAnySection)

@@ -17,7 +17,8 @@
  *                       until it is drained (every registered reader late for this close;
  *                       the code's close reads each stripe in its read-modify-write and
  *                       skips the polls when all were drained: a poll right after each
- *                       close, one of the model's interleavings)
+ *                       close, which the model's interleavings include under
+ *                       WEAK_MEMORY, and with one stripe under SC)
  *   unlock (writer)     as shared_mutex.pml: if another writer has queued and fewer than
  *                       BATCH writers have held this closed gate, the gate stays closed;
  *                       else gate + 1 and tag + 1 on every stripe; writers' lock released

@@ -79,6 +79,16 @@ struct read_write_choice {
 
 using device_shared_mutex = basic_shared_mutex<cuda::thread_scope_device>;
 
+/// The device-scope shared mutex over four reader stripes (the tuning's default is one), so
+/// that the writers' loops over the stripes, and readers on different stripes, run in the
+/// tests too.
+struct four_stripes_backoff : proportional_backoff {
+  struct tuning : proportional_backoff::tuning {
+    static constexpr cuda::std::uint32_t shared_mutex_reader_stripes = 4;
+  };
+};
+using striped_shared_mutex = basic_shared_mutex<cuda::thread_scope_device, four_stripes_backoff>;
+
 template <class T>
 struct shared_type_name;
 template <>
@@ -88,6 +98,10 @@ struct shared_type_name<shared_mutex> {
 template <>
 struct shared_type_name<device_shared_mutex> {
   static std::string get() { return "device_scope_shared_mutex"; }
+};
+template <>
+struct shared_type_name<striped_shared_mutex> {
+  static std::string get() { return "device_scope_shared_mutex_four_stripes"; }
 };
 
 /// GoogleTest's name generator for typed suites over shared-mutex types.

@@ -1,6 +1,7 @@
 #pragma once
 // Definitions of basic_shared_mutex; the contract is in unisync/shared_mutex.hpp, the
-// algorithm checked in test/models/shared_mutex.pml.
+// algorithm checked in test/models/shared_mutex.pml (system scope) and
+// test/models/shared_mutex_stripes.pml (below it).
 
 #include <unisync/detail/managed_memory.hpp>
 #include <unisync/detail/wait.hpp>
@@ -547,7 +548,10 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::close_stripes(cuda:
 template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::abandon_stripes(cuda::std::uint64_t held)
 {
-  // As reopen_abandoned_gate(): the next close has this one's parity.
+  // As reopen_abandoned_gate(): the next close has this one's parity. Only a writer that
+  // closed the gate gives up: a try never inherits one (the gate is kept closed only for a
+  // writer that queued), so `held` names the open gate it closed from.
+  UNISYNC_ASSERT(held_batch(held) == 0, "shared_mutex: a writer gave up a gate it inherited");
   cuda::std::uint64_t const reopened = held_gate(held) + 1 + 3;
   move_stripe_tags(reopened, 3);
   writers_.unlock(held, writer_state(reopened, 0));
