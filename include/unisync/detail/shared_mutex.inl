@@ -172,24 +172,23 @@ template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE typename basic_shared_mutex<Scope, Backoff>::gate_view
 basic_shared_mutex<Scope, Backoff>::register_reader(side_kind side)
 {
-  detail::shared_reader_ref<Scope> const word(reader_word(side));
-  if constexpr (!partitioned) {
-    // One read-modify-write registers and reads the gate's tag, and each writer moves the
-    // tag of every stripe by a read-modify-write: in the stripe's modification order either
-    // the writer's close comes first and this reader sees it closed, or this registration
-    // does and the writer's polls of the stripe (after its own read-modify-write) see it.
-    // No fence: a registration costs what libcu++'s semaphore acquire does, one
-    // read-modify-write. Acquire: a reader that finds the gate open enters after the last
-    // writer's reopen, released before its read-modify-writes.
-    cuda::std::uint64_t const before = word.fetch_add(1, detail::memory_order_acquire);
-    UNISYNC_ASSERT(registered(before) < count_mask, "shared_mutex: more than 2^20 - 1 readers registered on one word");
-    return gate_view{&reader_word(side), gate_seen_in(before)};
-  }
-  bool const fenceless = fenceless_registration(side);
-  // Acquire: a GPU reader that finds the presence bit acquires its publication.
+  cuda::std::uint64_t& own_word = reader_word(side);
+  detail::shared_reader_ref<Scope> const word(own_word);
+  bool const fenceless = partitioned && fenceless_registration(side);
+  // Acquire: a GPU reader that finds the presence bit acquires its publication; below
+  // system scope, a reader that finds the gate open enters after the last writer's reopen,
+  // released before its read-modify-writes.
   cuda::std::uint64_t const before =
       word.fetch_add(1, fenceless ? detail::memory_order_seq_cst : detail::memory_order_acquire);
   UNISYNC_ASSERT(registered(before) < count_mask, "shared_mutex: more than 2^20 - 1 readers registered on one word");
+  if constexpr (!partitioned) {
+    // The same read-modify-write read the gate's tag, and each writer moves the tag of
+    // every stripe by a read-modify-write: in the stripe's modification order either the
+    // writer's close comes first and this reader sees it closed, or this registration does
+    // and the writer's polls of the stripe (after its own read-modify-write) see it. No
+    // fence: a registration costs what libcu++'s semaphore acquire does.
+    return gate_view{&own_word, gate_seen_in(before)};
+  }
   if (fenceless) return load_reader_gate(side, detail::memory_order_seq_cst);
   if (reports(side) && (before & present_bit) == 0) await_presence(before + 1);
   // Dekker: this registration before the gate load; a writer's gate store before its loads
