@@ -5,6 +5,7 @@
 #include <unisync/cohort_mutex.hpp>
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/mutex.hpp>
+#include <unisync/partitioned_semaphore.hpp>
 #include <unisync/ticket_mutex.hpp>
 
 #include <string>
@@ -36,6 +37,15 @@ class semaphore_lock : public basic_counting_semaphore<Scope, 1> {
     this->release(group);
   }
 #endif  // defined(__CUDACC__)
+};
+
+/// The platform-aware binary semaphore used as a lock, per thread.
+class partitioned_semaphore_lock : public partitioned_binary_semaphore {
+ public:
+  UNISYNC_HOST_DEVICE partitioned_semaphore_lock() : partitioned_binary_semaphore(1) {}
+  UNISYNC_HOST_DEVICE void lock() { this->acquire(); }
+  UNISYNC_HOST_DEVICE bool try_lock() { return this->try_acquire(); }
+  UNISYNC_HOST_DEVICE void unlock() { this->release(); }
 };
 
 /// A TimedLockable that counts the calls made on it (by one thread at a time) and hides its
@@ -138,6 +148,15 @@ struct type_name<semaphore_lock<cuda::thread_scope_system>> {
 template <>
 struct type_name<semaphore_lock<cuda::thread_scope_device>> {
   static std::string get() { return "device_scope_binary_semaphore"; }
+};
+
+template <>
+struct type_name<partitioned_semaphore_lock> {
+  static std::string get() { return "partitioned_binary_semaphore"; }
+};
+template <>
+struct type_name<recording_mutex> {
+  static std::string get() { return "mutex_without_operator_address_of"; }
 };
 
 /// GoogleTest's name generator for typed suites over these types.
