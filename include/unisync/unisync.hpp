@@ -15,6 +15,7 @@
 #include <unisync/partitioned_barrier.hpp>
 #include <unisync/partitioned_semaphore.hpp>
 #include <unisync/placement.hpp>
+#include <unisync/scoped_lock.hpp>
 #include <unisync/shared_lock.hpp>
 #include <unisync/shared_mutex.hpp>
 #include <unisync/ticket_mutex.hpp>

@@ -1,8 +1,10 @@
 // The lock types (and binary semaphores used as locks, [thread.sema.cnt]) against
 // [thread.mutex.requirements.mutex] with the per-thread members called by lanes of one
-// warp on different objects: each lane's call is a lock() or unlock() of its own object, as separate std calls are, never a call the warp makes for
-// lanes that name another object. A kernel that hangs is caught by the kernel deadline
-// (gpu.hpp).
+// warp on different objects: each lane's call is a lock() or unlock() of its own object,
+// as separate std calls are, never a call the warp makes for lanes that name another
+// object; and scoped_lock and unisync::lock ([thread.lock.scoped],
+// [thread.lock.algorithm]) among many GPU threads. A kernel that hangs is caught by the
+// kernel deadline (gpu.hpp).
 
 #include "device_actors.cuh"
 #include "gpu.hpp"
@@ -14,6 +16,7 @@
 
 #include <array>
 #include <chrono>
+#include <type_traits>
 
 namespace {
 
@@ -96,6 +99,27 @@ TYPED_TEST(ConformanceDeviceMutex, ALaneHoldingOneMutexDoesNotHoldBackALaneOnAno
   lane_waits_for_a_lane_on_another_lock<<<1, 32>>>(&(*locks)[0], &(*locks)[1], done.get());
   ASSERT_EQ(finish_device_work(lane_deadline), cudaSuccess);
   EXPECT_EQ(*done, 1u);
+}
+
+// [thread.lock.scoped] explicit scoped_lock(m...) and [thread.lock.algorithm] lock(): "the
+// sequence of calls does not result in deadlock". Every lane of a warp per multiprocessor
+// takes the same three mutexes, half in one order and half in the other (scoped_lock, and
+// unisync::lock with the opposite order); all get through, each holding all three at once.
+TYPED_TEST(ConformanceDeviceMutex, ScopedLockAvoidsDeadlockAmongManyThreads)
+{
+  UNISYNC_REQUIRE_GPU();
+  if constexpr (std::is_same_v<TypeParam, partitioned_semaphore_lock>) {
+    GTEST_SKIP() << "its try_lock() on the GPU fails while the permit sits in the CPU's pool (scoped_lock.hpp)";
+  }
+  int const blocks = multiprocessor_count();
+  constexpr int threads_per_block = 32;
+  constexpr int iterations = 2;
+  auto mutexes = unisync::make_managed<three_mutexes<TypeParam>>();
+  sections_under_three<<<blocks, threads_per_block>>>(mutexes.get(), iterations);
+  ASSERT_EQ(finish_device_work(lane_deadline), cudaSuccess);
+  for (unsigned long long const count : mutexes->counts) {
+    EXPECT_EQ(count, static_cast<unsigned long long>(blocks) * threads_per_block * iterations);
+  }
 }
 
 /// A broken lock for the checker below: per-thread lock() and unlock() made as one call of

@@ -1,17 +1,21 @@
 // The mutex types against [thread.mutex.requirements] and [thread.timedmutex.requirements]
-// with CPU and GPU threads on one object from make_managed, and the lock wrappers
-// ([thread.lock.guard], [thread.lock.unique]) on the device. Host waits are bounded; a
+// with CPU and GPU threads on one object from make_managed, and the lock wrappers and
+// algorithms ([thread.lock.guard], [thread.lock.unique], [thread.lock.scoped],
+// [thread.lock.algorithm]) on the device. Host waits are bounded; a
 // kernel that hangs is caught by the kernel deadline (gpu.hpp). Exclusion under contention
 // is test/mixed/lock_test.cu's; this file holds the clauses' other guarantees.
 
 #include "bounded.hpp"
+#include "device_actors.cuh"
 #include "flags.hpp"
 #include "gpu.hpp"
 #include "lockables.hpp"
+#include "mixed.hpp"
 
 #include <unisync/detail/atomic.hpp>
 #include <unisync/lock_guard.hpp>
 #include <unisync/managed.hpp>
+#include <unisync/scoped_lock.hpp>
 #include <unisync/unique_lock.hpp>
 
 #include <cuda/std/chrono>
@@ -20,6 +24,7 @@
 #include <cuda/std/utility>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -140,6 +145,67 @@ TYPED_TEST(ConformanceMixedMutex, DeviceUnlockSynchronizesWithTheHostLockThatFol
   EXPECT_TRUE(held);
   EXPECT_EQ(shared->flag_failures, 0u);
   EXPECT_EQ(shared->seen, 42u) << "the GPU's write before unlock() is not visible after the CPU's lock()";
+}
+
+// [thread.lock.scoped] and [thread.lock.algorithm] lock(): CPU threads and GPU threads
+// (a block of one thread per multiprocessor, and a warp whose lanes contend) take the same
+// three mutexes, half in one order and half in the other, and all get through, each
+// holding all three at once (many GPU threads alone: test/conformance/device_mutex_test.cu).
+TYPED_TEST(ConformanceMixedMutex, ScopedLockAvoidsDeadlockAcrossTheLink)
+{
+  UNISYNC_REQUIRE_GPU();
+  struct gpu_threads {
+    int blocks;
+    int threads_per_block;
+  };
+  for (gpu_threads const gpu : {gpu_threads{multiprocessor_count(), 1}, gpu_threads{1, 32}}) {
+    auto mutexes = unisync::make_managed<three_mutexes<TypeParam>>();
+    constexpr int gpu_iterations = 4;
+    constexpr unsigned cpu_threads = 4;
+    constexpr unsigned cpu_iterations = 100;
+    cudaError_t const status = run_mixed(
+        cpu_threads,
+        [&](unsigned thread) {
+          for (unsigned i = 0; i < cpu_iterations; ++i) mutexes->one_section((thread + i) & 1u);
+        },
+        [&] { sections_under_three<<<gpu.blocks, gpu.threads_per_block>>>(mutexes.get(), gpu_iterations); });
+    ASSERT_EQ(status, cudaSuccess) << gpu.blocks << " x " << gpu.threads_per_block << " GPU threads";
+    unsigned long long const expected = cpu_threads * cpu_iterations + static_cast<unsigned long long>(gpu.blocks) *
+                                                                           gpu.threads_per_block * gpu_iterations;
+    for (unsigned long long const count : mutexes->counts) EXPECT_EQ(count, expected) << gpu.blocks;
+  }
+}
+
+template <class Mutex>
+__global__ void try_all_while_the_host_holds_the_last(three_mutexes<Mutex>* mutexes, int* results)
+{
+  results[0] = unisync::try_lock(mutexes->first, mutexes->second, mutexes->third);
+  results[1] = unisync::try_lock(mutexes->first, mutexes->second);
+  if (results[1] == -1) {
+    unisync::scoped_lock<Mutex, Mutex> adopted(std::adopt_lock, mutexes->first, mutexes->second);
+  }
+}
+
+// [thread.lock.algorithm] try_lock() on the device, while a CPU thread holds the last
+// mutex: it returns that mutex's index (2) without blocking and gives back the two it
+// took; on free mutexes it returns -1 holding both, which a scoped_lock adopts and
+// releases ([thread.lock.scoped] adopt_lock).
+TYPED_TEST(ConformanceMixedMutex, DeviceTryLockTakesAllOrNone)
+{
+  UNISYNC_REQUIRE_GPU();
+  auto mutexes = unisync::make_managed<three_mutexes<TypeParam>>();
+  auto results = unisync::make_managed<std::array<int, 2>>(std::array<int, 2>{-2, -2});
+  mutexes->third.lock();
+  try_all_while_the_host_holds_the_last<<<1, 1>>>(mutexes.get(), results->data());
+  ASSERT_EQ(finish_device_work(), cudaSuccess);
+  mutexes->third.unlock();
+  EXPECT_EQ((*results)[0], 2) << "try_lock did not name the mutex the host held";
+  EXPECT_EQ((*results)[1], -1) << "try_lock did not take two free mutexes";
+  EXPECT_EQ(unisync::try_lock(mutexes->first, mutexes->second, mutexes->third), -1)
+      << "a try_lock on the device left a mutex held";
+  mutexes->first.unlock();
+  mutexes->second.unlock();
+  mutexes->third.unlock();
 }
 
 struct try_results {

@@ -4,6 +4,7 @@
 #include <unisync/barrier.hpp>
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/mutex.hpp>
+#include <unisync/scoped_lock.hpp>
 #include <unisync/shared_mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
 #include <unisync/unique_lock.hpp>
@@ -43,6 +44,19 @@ TEST(Preconditions, MutexUnlockWhenNotLocked)
 {
   unisync::mutex lock;
   EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { lock.unlock(); }), "mutex that is not locked"));
+}
+
+TEST(Preconditions, LockNamingOneMutexTwice)
+{
+  unisync::mutex first;
+  unisync::mutex second;
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { unisync::lock(first, second, first); }),
+                                           "names one lockable twice"));
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { unisync::scoped_lock both(second, second); }),
+                                           "names one lockable twice"));
+  EXPECT_EQ(unisync::try_lock(first, second), -1) << "the refused calls left a mutex held";
+  first.unlock();
+  second.unlock();
 }
 
 TEST(Preconditions, TicketMutexUnlockWhenNotLocked)

@@ -4,6 +4,7 @@
 // warp tile: group mode), against an object the host may be using at the same time.
 
 #include "checks.hpp"
+#include "lockables.hpp"
 #include "test_access.hpp"
 
 #include <cooperative_groups.h>
@@ -46,6 +47,14 @@ __global__ void increment_per_group(Lock* lock, unsigned long long* counter, int
   } else {
     run(cg::tiled_partition<TileSize>(block));
   }
+}
+
+/// Sections under three mutexes (three_mutexes::one_section), each thread alternating
+/// between the two orders.
+template <class Mutex>
+__global__ void sections_under_three(three_mutexes<Mutex>* mutexes, int iterations)
+{
+  for (int i = 0; i < iterations; ++i) mutexes->one_section((blockIdx.x + threadIdx.x + i) & 1u);
 }
 
 /// try_lock(group) gives the same answer in every thread of the group; a disagreement

@@ -6,6 +6,7 @@
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/mutex.hpp>
 #include <unisync/partitioned_semaphore.hpp>
+#include <unisync/scoped_lock.hpp>
 #include <unisync/ticket_mutex.hpp>
 
 #include <string>
@@ -94,6 +95,39 @@ class recording_mutex {
  private:
   mutex lock_;
   calls calls_;
+};
+
+/// Three mutexes and the counts they guard together, in managed memory.
+template <class Mutex>
+struct three_mutexes {
+  Mutex first;
+  Mutex second;
+  Mutex third;
+  unsigned long long counts[3] = {0, 0, 0};
+
+  /// One section under all three, taken in the order `parity` picks: scoped_lock in the
+  /// declared order, or unisync::lock in the opposite one. Each count is read, then
+  /// written: a section let in while another holds one of the mutexes loses updates.
+  UNISYNC_HOST_DEVICE void one_section(unsigned parity)
+  {
+    if (parity == 0) {
+      unisync::scoped_lock all(first, second, third);
+      add_one();
+    } else {
+      unisync::lock(third, second, first);
+      add_one();
+      first.unlock();
+      second.unlock();
+      third.unlock();
+    }
+  }
+  UNISYNC_HOST_DEVICE void add_one()
+  {
+    for (unsigned long long& count : counts) {
+      unsigned long long const seen = *static_cast<unsigned long long volatile*>(&count);
+      *static_cast<unsigned long long volatile*>(&count) = seen + 1;
+    }
+  }
 };
 
 using system_spin_ticket_mutex = basic_ticket_mutex<cuda::thread_scope_system, no_backoff>;
