@@ -194,7 +194,10 @@ struct tuning {
   /// The system-scope shared_mutex's writers' lock (a cohort mutex) passes within one side
   /// at most this many times in a row while the other side's writers wait: a side's queued
   /// writers hold its readers back too, so with the cohort's 64 the CPU side got 3-7% of
-  /// the sections at 99% reads (4 CPU threads x 132 blocks), 54% with 4 and the batch.
+  /// the sections at 99% reads (4 CPU threads x 132 blocks), 54% with 4 and the batch. 8
+  /// and 16 left that cell at 1.02x and 1.00x the sections/s, and at 90% reads cut the CPU's
+  /// share with 4 threads and 132 blocks from 0.46 to 0.32 and 0.20 (H200 machine,
+  /// benchmark/results/h200-shared-mutex-pass-bound).
   static constexpr cuda::std::uint32_t shared_mutex_writer_pass_bound = 4;
 };
 
