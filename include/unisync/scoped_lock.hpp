@@ -19,9 +19,9 @@ namespace unisync {
  * in or lock them by hand: in the order of their addresses, it locks the first and tries
  * the others, and when a try fails it releases all, pauses (exponential backoff) and starts
  * over, so that it never waits while it holds one. Progress: deadlock-free; not
- * starvation-free (std's is not either); threads that call it for the same lockables do
- * not fail each other's tries: they queue for the first, and whoever gets it gets the
- * rest. A lockable whose `try_lock()` fails while it is free (a `partitioned_semaphore`
+ * starvation-free (std's is not either); threads that call it for the same lockables
+ * queue for the first, and whoever gets it fails a try of the rest only while another
+ * thread is still letting go of them. A lockable whose `try_lock()` fails while it is free (a `partitioned_semaphore`
  * used as a lock, whose try never takes permits from the other side's pool) can keep it
  * from finishing. `try_lock(a, b, ...)` calls `try_lock()` on each in order until one
  * fails, then unlocks those it took and returns the failed one's index (0-based), or -1
@@ -37,7 +37,7 @@ UNISYNC_HOST_DEVICE int try_lock(Lockable1& first, Lockable2& second, MoreLockab
 
 /// Locks every lockable without deadlock, as std::lock does (the algorithm and its
 /// progress: see try_lock above). Preconditions: no lockable is named twice (checked in
-/// every build: it would wait for itself).
+/// every build; unlike std::lock, also for a recursive mutex).
 template <class Lockable1, class Lockable2, class... MoreLockables>
 UNISYNC_HOST_DEVICE void lock(Lockable1& first, Lockable2& second, MoreLockables&... more)
 {
@@ -55,15 +55,11 @@ UNISYNC_HOST_DEVICE void lock(Lockable1& first, Lockable2& second, MoreLockables
 template <class... Mutexes>
 class scoped_lock {
  public:
-  /// Locks every mutex: none for an empty list, `m.lock()` for one, `unisync::lock(m...)`
-  /// for more. Preconditions: no mutex is named twice.
+  /// Locks every mutex: none for an empty list, `unisync::lock(m...)` for several (one
+  /// mutex: the specialization below). Preconditions: no mutex is named twice.
   UNISYNC_HOST_DEVICE explicit scoped_lock(Mutexes&... mutexes) : held_(cuda::std::addressof(mutexes)...)
   {
-    if constexpr (sizeof...(Mutexes) == 1) {
-      (mutexes.lock(), ...);
-    } else if constexpr (sizeof...(Mutexes) > 1) {
-      unisync::lock(mutexes...);
-    }
+    if constexpr (sizeof...(Mutexes) > 1) unisync::lock(mutexes...);
   }
   /// Does not lock. Preconditions: the calling thread holds every mutex.
   UNISYNC_HOST_DEVICE explicit scoped_lock(std::adopt_lock_t, Mutexes&... mutexes) noexcept

@@ -59,6 +59,10 @@ TYPED_TEST(ConformanceScopedLock, HoldsEveryMutexForItsLifetime)
     static_assert(std::is_same_v<decltype(one), unisync::scoped_lock<TypeParam>>);
     EXPECT_FALSE(free_for_another_thread(first));
   }
+  if constexpr (std::is_same_v<TypeParam, recording_mutex>) {
+    EXPECT_EQ(first.made().lock, 1) << "scoped_lock(m) calls m.lock()";
+    EXPECT_EQ(first.made().unlock, 1) << "~scoped_lock calls m.unlock()";
+  }
   EXPECT_TRUE(free_for_another_thread(first));
   {
     unisync::scoped_lock all(first, second, third);
@@ -162,11 +166,16 @@ TYPED_TEST(ConformanceScopedLock, LockAvoidsDeadlockWhateverTheOrder)
   for (long const count : *counts) EXPECT_EQ(count, threads * iterations);
 }
 
-/// A Lockable whose try_lock() throws once armed: std's algorithms must then unlock what
+/// A Lockable whose lock() and try_lock() throw once armed, whichever unisync::lock calls
+/// (it locks the lowest address, tries the rest): std's algorithms must then unlock what
 /// they took before the exception leaves.
 class throwing_lockable {
  public:
-  void lock() { lock_.lock(); }
+  void lock()
+  {
+    if (throws_) throw std::runtime_error("lock failed");
+    lock_.lock();
+  }
   bool try_lock()
   {
     if (throws_) throw std::runtime_error("try_lock failed");
@@ -181,8 +190,9 @@ class throwing_lockable {
 };
 
 // [thread.lock.algorithm] "If a call to try_lock() throws an exception, unlock() is called
-// for any argument that had been locked by a call to try_lock()" (try_lock), and "...by a
-// call to lock() or try_lock()" (lock).
+// for any argument that had been locked by a call to try_lock()" (try_lock), and "If a
+// call to lock() or try_lock() throws an exception, unlock() is called for any argument
+// that had been locked by a call to lock() or try_lock()" (lock).
 TEST(ConformanceLockAlgorithms, AnExceptionLeavesNothingLocked)
 {
   unisync::mutex first;
@@ -195,6 +205,38 @@ TEST(ConformanceLockAlgorithms, AnExceptionLeavesNothingLocked)
   EXPECT_TRUE(free_for_another_thread(first) && free_for_another_thread(second));
   EXPECT_THROW({ unisync::scoped_lock both(second, throwing); }, std::runtime_error);
   EXPECT_TRUE(free_for_another_thread(second));
+}
+
+/// A Lockable whose lock() and unlock() return a value, as [thread.req.lockable] allows.
+class valued_lockable {
+ public:
+  bool lock()
+  {
+    lock_.lock();
+    return true;
+  }
+  bool try_lock() { return lock_.try_lock(); }
+  int unlock()
+  {
+    lock_.unlock();
+    return 0;
+  }
+
+ private:
+  unisync::mutex lock_;
+};
+
+// [thread.req.lockable.basic] requires only the expressions m.lock() and m.unlock(): their
+// results are ignored.
+TEST(ConformanceLockAlgorithms, IgnoresWhatLockAndUnlockReturn)
+{
+  valued_lockable first;
+  valued_lockable second;
+  {
+    unisync::scoped_lock both(first, second);
+    EXPECT_FALSE(free_for_another_thread(first) || free_for_another_thread(second));
+  }
+  EXPECT_TRUE(free_for_another_thread(first) && free_for_another_thread(second));
 }
 
 // The std Lockables work too: unisync::lock with a std::mutex beside a unisync one.

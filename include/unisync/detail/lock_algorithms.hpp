@@ -62,7 +62,7 @@ class lockable_list {
   template <cuda::std::size_t... Index>
   UNISYNC_HOST_DEVICE void lock_at(cuda::std::size_t position, cuda::std::index_sequence<Index...>)
   {
-    ((Index == position ? cuda::std::get<Index>(items_)->lock() : void()), ...);
+    ((Index == position ? static_cast<void>(cuda::std::get<Index>(items_)->lock()) : void()), ...);
   }
   template <cuda::std::size_t... Index>
   UNISYNC_HOST_DEVICE bool try_lock_at(cuda::std::size_t position, cuda::std::index_sequence<Index...>)
@@ -74,7 +74,7 @@ class lockable_list {
   template <cuda::std::size_t... Index>
   UNISYNC_HOST_DEVICE void unlock_at(cuda::std::size_t position, cuda::std::index_sequence<Index...>)
   {
-    ((Index == position ? cuda::std::get<Index>(items_)->unlock() : void()), ...);
+    ((Index == position ? static_cast<void>(cuda::std::get<Index>(items_)->unlock()) : void()), ...);
   }
 
   cuda::std::tuple<Lockables*...> items_;
@@ -123,7 +123,8 @@ UNISYNC_HOST_DEVICE int try_lock_all(List list)
 /// fails lets go of all, pauses (exponential backoff) and starts over. It never waits while
 /// it holds a lockable, so it cannot deadlock, whatever other threads do; and the one order
 /// keeps threads that want the same lockables from failing each other's tries: they all
-/// queue for the first, and whoever gets it finds the rest free. Each thread starting from
+/// queue for the first, and whoever gets it finds the rest held only while another thread
+/// is still letting go of them. Each thread starting from
 /// its own first lockable (std's usual form) left a FIFO mutex that many threads queued
 /// for never free, so that the others' tries kept failing: 132 GPU blocks and 4 CPU
 /// threads taking three ticket mutexes, half in the opposite order (the mixed conformance
@@ -136,8 +137,8 @@ UNISYNC_HOST_DEVICE void lock_all(List list)
   cuda::std::uint8_t order[List::size];
   list.by_address(order);
   UNISYNC_EXPECTS(list.each_once(order),
-                  "unisync::lock (or scoped_lock) names one lockable twice: it would wait for itself "
-                  "forever; name each lockable once");
+                  "unisync::lock (or scoped_lock) names one lockable twice; name each lockable once "
+                  "(a mutex that is not recursive would wait for itself forever)");
   basic_exponential_backoff<tuning> backoff;
   for (;;) {
     {
