@@ -21,13 +21,16 @@ namespace unisync {
  * over, so that it never waits while it holds one. Progress: deadlock-free; not
  * starvation-free (std's is not either); threads that call it for the same lockables
  * queue for the first, and whoever gets it fails a try of the rest only while another
- * thread is still letting go of them. A lockable whose `try_lock()` fails while it is free (a `partitioned_semaphore`
- * used as a lock, whose try never takes permits from the other side's pool) can keep it
- * from finishing. `try_lock(a, b, ...)` calls `try_lock()` on each in order until one
- * fails, then unlocks those it took and returns the failed one's index (0-based), or -1
- * when it took them all. If a Lockable's member throws (host), both unlock what they took
- * before the exception leaves. Cost: a lock() and a try_lock() for each other lockable
- * when nothing collides. Memory ordering: that of the lockables' own members.
+ * thread is still letting go of them. A lockable whose `try_lock()` fails while it is free
+ * (a `partitioned_semaphore` used as a lock, whose try never takes permits from the other
+ * side's pool) can keep it from finishing.
+ *
+ * `try_lock(a, b, ...)` calls `try_lock()` on each in order until one fails, then unlocks
+ * those it took and returns the failed one's index (0-based), or -1 when it took them all.
+ *
+ * If a Lockable's member throws (host), both unlock what they took before the exception
+ * leaves. Cost: a lock() and a try_lock() for each other lockable when nothing collides.
+ * Memory ordering: that of the lockables' own members.
  */
 template <class Lockable1, class Lockable2, class... MoreLockables>
 UNISYNC_HOST_DEVICE int try_lock(Lockable1& first, Lockable2& second, MoreLockables&... more)
@@ -50,7 +53,7 @@ UNISYNC_HOST_DEVICE void lock(Lockable1& first, Lockable2& second, MoreLockables
  * destructor. Works with any unisync mutex (and any Lockable) in host and device code;
  * class template argument deduction works as std's: `scoped_lock both(a, b);`.
  *
- * `std::adopt_lock` first adopts mutexes the calling thread already holds.
+ * `scoped_lock(std::adopt_lock, m...)` adopts mutexes the calling thread already holds.
  */
 template <class... Mutexes>
 class scoped_lock {
@@ -76,7 +79,7 @@ class scoped_lock {
   template <cuda::std::size_t... Index>
   UNISYNC_HOST_DEVICE void unlock_all(cuda::std::index_sequence<Index...>)
   {
-    (cuda::std::get<Index>(held_)->unlock(), ...);
+    (static_cast<void>(cuda::std::get<Index>(held_)->unlock()), ...);
   }
 
   cuda::std::tuple<Mutexes*...> held_;

@@ -124,13 +124,12 @@ UNISYNC_HOST_DEVICE int try_lock_all(List list)
 /// it holds a lockable, so it cannot deadlock, whatever other threads do; and the one order
 /// keeps threads that want the same lockables from failing each other's tries: they all
 /// queue for the first, and whoever gets it finds the rest held only while another thread
-/// is still letting go of them. Each thread starting from
-/// its own first lockable (std's usual form) left a FIFO mutex that many threads queued
-/// for never free, so that the others' tries kept failing: 132 GPU blocks and 4 CPU
-/// threads taking three ticket mutexes, half in the opposite order (the mixed conformance
-/// test), did not finish in four minutes (H200 machine); with tries only, each thread
-/// starting again from the one that failed, 132 blocks of 32 threads on three `mutex`es
-/// did not finish in 30 s.
+/// is still letting go of them. Each thread starting from its own first lockable (std's
+/// usual form) left a FIFO mutex that many threads queued for never free, so that the
+/// others' tries kept failing: 132 GPU blocks and 4 CPU threads taking three ticket
+/// mutexes, half in the opposite order (the mixed conformance test), did not finish in
+/// four minutes (H200 machine); with tries only, each thread starting again from the one
+/// that failed, 132 blocks of 32 threads on three `mutex`es did not finish in 30 s.
 template <class List>
 UNISYNC_HOST_DEVICE void lock_all(List list)
 {
