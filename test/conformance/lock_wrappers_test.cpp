@@ -22,22 +22,10 @@ namespace {
 
 using namespace std::chrono_literals;
 using unisync::test::bounded_thread;
+using unisync::test::free_for_another_thread;
 using unisync::test::recording_mutex;
 
 static_assert(UNISYNC_ENABLE_ASSERTIONS, "this suite checks the preconditions std reports with system_error");
-
-/// Whether another thread could take the lock now: the guarantee behind "owns".
-template <class Mutex>
-bool free_for_another_thread(Mutex& lock)
-{
-  bool taken = false;
-  std::thread other([&] {
-    taken = lock.try_lock();
-    if (taken) lock.unlock();
-  });
-  other.join();
-  return taken;
-}
 
 template <class Mutex>
 class ConformanceLockWrappers : public ::testing::Test {};

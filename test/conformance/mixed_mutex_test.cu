@@ -46,14 +46,6 @@ struct play {
   uint32_t flag_failures = 0;
 };
 
-UNISYNC_HOST_DEVICE uint32_t load_acquire(uint32_t& word)
-{
-  return unisync::detail::atomic_at<cuda::thread_scope_system>(word).load(unisync::detail::memory_order_acquire);
-}
-
-/// The host waits for the GPU's step; true once `word` reaches `value`.
-bool host_sees(uint32_t& word, uint32_t value) { return eventually([&] { return load_acquire(word) >= value; }); }
-
 /// Shares a managed object with host threads without taking it over.
 template <class T>
 std::shared_ptr<T> borrowed(T* object)
@@ -104,7 +96,7 @@ TYPED_TEST(ConformanceMixedMutex, HostUnlockSynchronizesWithTheDeviceLockThatFol
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   bool const waiting = host_sees(shared->gpu_raised, 1);
   std::this_thread::sleep_for(20ms);  // time for a broken lock() to return
-  bool const entered_early = load_acquire(shared->gpu_raised) >= 2;
+  bool const entered_early = load_flag(shared->gpu_raised) >= 2;
   shared->data = 42;
   lock->unlock();
   ASSERT_EQ(finish_device_work(), cudaSuccess);
@@ -286,7 +278,7 @@ __device__ void store_in_block(uint32_t& word, uint32_t value)
 }
 
 /// The owner's question: true when the prober could take the mutex (nobody holds it).
-__device__ bool free_for_another_thread(probe_channel& probe)
+__device__ bool prober_finds_free(probe_channel& probe)
 {
   uint32_t const question = load_in_block(probe.asked) + 1;
   store_in_block(probe.asked, question);
@@ -345,14 +337,14 @@ __global__ void wrappers_on_the_device(Mutex* lock, Mutex* other, play* shared, 
     bool holds = false;
     {
       unisync::lock_guard<Mutex> guard(*lock);
-      holds = !free_for_another_thread(probe);
+      holds = !prober_finds_free(probe);
     }
-    results->guard_holds = holds && free_for_another_thread(probe);
+    results->guard_holds = holds && prober_finds_free(probe);
   }
   {
     lock->lock();
     { unisync::lock_guard<Mutex> adopted(*lock, std::adopt_lock); }
-    results->guard_adopts = free_for_another_thread(probe);
+    results->guard_adopts = prober_finds_free(probe);
   }
   {
     unique empty;
@@ -362,35 +354,34 @@ __global__ void wrappers_on_the_device(Mutex* lock, Mutex* other, play* shared, 
     bool owns = false;
     {
       unique locking(*lock);
-      owns = locking.owns_lock() && static_cast<bool>(locking) && locking.mutex() == address &&
-             !free_for_another_thread(probe);
+      owns =
+          locking.owns_lock() && static_cast<bool>(locking) && locking.mutex() == address && !prober_finds_free(probe);
     }
-    results->locking_owns = owns && free_for_another_thread(probe);
+    results->locking_owns = owns && prober_finds_free(probe);
   }
   {
     unique deferred(*lock, std::defer_lock);
-    results->deferred_not_owned =
-        !deferred.owns_lock() && deferred.mutex() == address && free_for_another_thread(probe);
+    results->deferred_not_owned = !deferred.owns_lock() && deferred.mutex() == address && prober_finds_free(probe);
     bool calls = true;
     deferred.lock();
-    calls = calls && deferred.owns_lock() && !free_for_another_thread(probe);
+    calls = calls && deferred.owns_lock() && !prober_finds_free(probe);
     deferred.unlock();
-    calls = calls && !deferred.owns_lock() && free_for_another_thread(probe);
-    calls = calls && deferred.try_lock() && !free_for_another_thread(probe);
+    calls = calls && !deferred.owns_lock() && prober_finds_free(probe);
+    calls = calls && deferred.try_lock() && !prober_finds_free(probe);
     deferred.unlock();
     calls = calls && deferred.try_lock_for(milliseconds(1));
     deferred.unlock();
     calls = calls && deferred.try_lock_until(system_clock::now() + milliseconds(1));
     deferred.unlock();
-    results->members_call_the_mutex = calls && !deferred.owns_lock() && free_for_another_thread(probe);
+    results->members_call_the_mutex = calls && !deferred.owns_lock() && prober_finds_free(probe);
   }
   {
     bool owns = false;
     {
       unique tried(*lock, std::try_to_lock);
-      owns = tried.owns_lock() && !free_for_another_thread(probe);
+      owns = tried.owns_lock() && !prober_finds_free(probe);
     }
-    results->try_to_lock_owns = owns && free_for_another_thread(probe);
+    results->try_to_lock_owns = owns && prober_finds_free(probe);
   }
   {
     lock->lock();
@@ -399,19 +390,19 @@ __global__ void wrappers_on_the_device(Mutex* lock, Mutex* other, play* shared, 
       unique adopted(*lock, std::adopt_lock);
       owns = adopted.owns_lock() && adopted.mutex() == address;
     }
-    results->adopted_owned = owns && free_for_another_thread(probe);
+    results->adopted_owned = owns && prober_finds_free(probe);
   }
   {
     bool timed = true;
     {
       unique for_lock(*lock, milliseconds(1));
-      timed = timed && for_lock.owns_lock() && !free_for_another_thread(probe);
+      timed = timed && for_lock.owns_lock() && !prober_finds_free(probe);
     }
     {
       unique until_lock(*lock, system_clock::now() + milliseconds(1));
-      timed = timed && until_lock.owns_lock() && !free_for_another_thread(probe);
+      timed = timed && until_lock.owns_lock() && !prober_finds_free(probe);
     }
-    results->timed_owns = timed && free_for_another_thread(probe);
+    results->timed_owns = timed && prober_finds_free(probe);
   }
   {
     // Move assignment first unlocks what the target owned: `other`, here.
@@ -421,7 +412,7 @@ __global__ void wrappers_on_the_device(Mutex* lock, Mutex* other, play* shared, 
     unique assigned(*other);
     assigned = cuda::std::move(moved);
     transfer = transfer && assigned.owns_lock() && assigned.mutex() == address && !moved.owns_lock() &&
-               moved.mutex() == nullptr && !free_for_another_thread(probe);
+               moved.mutex() == nullptr && !prober_finds_free(probe);
     bool const other_free = other->try_lock();
     if (other_free) other->unlock();
     results->moves_transfer = transfer && other_free;
@@ -434,10 +425,10 @@ __global__ void wrappers_on_the_device(Mutex* lock, Mutex* other, play* shared, 
     swap(one, two);
     modified = modified && one.owns_lock() && two.mutex() == nullptr;
     Mutex* const released = one.release();
-    modified = modified && released == address && !one.owns_lock() && one.mutex() == nullptr &&
-               !free_for_another_thread(probe);
+    modified =
+        modified && released == address && !one.owns_lock() && one.mutex() == nullptr && !prober_finds_free(probe);
     released->unlock();
-    results->swap_and_release = modified && free_for_another_thread(probe);
+    results->swap_and_release = modified && prober_finds_free(probe);
   }
   store_in_block(probe.asked, probe_channel::done);
   raise_flag(shared->gpu_raised, 1);

@@ -47,18 +47,10 @@ struct play {
   cuda::std::uint64_t shortest_wait_ns = ~cuda::std::uint64_t{0};
 };
 
-UNISYNC_HOST_DEVICE uint32_t load_acquire(uint32_t& word)
-{
-  return unisync::detail::atomic_at<cuda::thread_scope_system>(word).load(unisync::detail::memory_order_acquire);
-}
-
 __device__ void count_one(uint32_t& word) { atomicAdd_system(&word, 1u); }
 
 /// The data the writer left, read as a reader does: one load under the hold.
 UNISYNC_HOST_DEVICE uint32_t read_data(play& shared) { return *static_cast<uint32_t volatile*>(&shared.data); }
-
-/// The host waits for the GPU's count; true once `word` reaches `value`.
-bool host_sees(uint32_t& word, uint32_t value) { return eventually([&] { return load_acquire(word) >= value; }); }
 
 __global__ void hold_shared_until_told(unisync::shared_mutex* mutex, play* shared)
 {
@@ -93,7 +85,7 @@ TEST(ConformanceMixedSharedMutex, CpuAndGpuThreadsHoldItSharedAtOnce)
   raise_flag(shared->host_raised, 1);
   mutex->unlock_shared();
   ASSERT_EQ(finish_device_work(), cudaSuccess);
-  EXPECT_TRUE(gpu_joined) << load_acquire(shared->gpu_inside) << " of " << gpu_readers
+  EXPECT_TRUE(gpu_joined) << load_flag(shared->gpu_inside) << " of " << gpu_readers
                           << " GPU readers got in while a CPU thread held it shared";
   EXPECT_EQ(shared->flag_failures, 0u);
   EXPECT_EQ(access::reader_words(*mutex), 0u) << "a reader's registration was left behind";
@@ -121,7 +113,7 @@ TEST(ConformanceMixedSharedMutex, CpuWriterExcludesGpuReadersAndPublishesToThem)
   mutex->lock();
   read_what_the_writer_left<<<gpu_readers, 1>>>(mutex.get(), shared.get(), 42);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-  EXPECT_FALSE(eventually([&] { return load_acquire(shared->gpu_inside) != 0; }, 20ms))
+  EXPECT_FALSE(eventually([&] { return load_flag(shared->gpu_inside) != 0; }, 20ms))
       << "a GPU reader got in while a CPU thread held it exclusively";
   shared->data = 42;
   mutex->unlock();

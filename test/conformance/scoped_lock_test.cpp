@@ -20,20 +20,8 @@
 namespace {
 
 using unisync::test::bounded_thread;
+using unisync::test::free_for_another_thread;
 using unisync::test::recording_mutex;
-
-/// Whether another thread could take the lock now.
-template <class Mutex>
-bool free_for_another_thread(Mutex& lock)
-{
-  bool taken = false;
-  std::thread other([&] {
-    taken = lock.try_lock();
-    if (taken) lock.unlock();
-  });
-  other.join();
-  return taken;
-}
 
 template <class Mutex>
 class ConformanceScopedLock : public ::testing::Test {

@@ -35,22 +35,10 @@ namespace {
 using namespace std::chrono_literals;
 using unisync::test::bounded_thread;
 using unisync::test::eventually;
+using unisync::test::free_for_another_thread;
 using access = unisync::detail::test_access;
 
 static_assert(UNISYNC_ENABLE_ASSERTIONS, "this suite checks the preconditions std reports with system_error");
-
-/// Whether another thread could take the mutex exclusively now.
-template <class Mutex>
-bool free_for_a_writer(Mutex& mutex)
-{
-  bool taken = false;
-  std::thread other([&] {
-    taken = mutex.try_lock();
-    if (taken) mutex.unlock();
-  });
-  other.join();
-  return taken;
-}
 
 /// Whether another thread could take the mutex shared now.
 template <class Mutex>
@@ -217,7 +205,7 @@ TYPED_TEST(ConformanceSharedMutex, TryLockSharedNeverBlocksAndFailsWithoutEffect
   EXPECT_TRUE(refused.returned_within()) << "try_lock_shared blocked on a written mutex";
   EXPECT_EQ(access::reader_words(*mutex), 0u) << "a failed try_lock_shared left a registration";
   mutex->unlock();
-  EXPECT_TRUE(free_for_a_writer(*mutex)) << "a failed try_lock_shared held a writer back";
+  EXPECT_TRUE(free_for_another_thread(*mutex)) << "a failed try_lock_shared held a writer back";
   mutex->lock_shared();
   EXPECT_TRUE(free_for_a_reader(*mutex)) << "try_lock_shared failed beside a reader";
   mutex->unlock_shared();
@@ -320,7 +308,7 @@ TYPED_TEST(ConformanceSharedMutex, TimedSharedTriesTakeAFreeMutexAndTimeOutOnAWr
   EXPECT_TRUE(other.returned_within());
   EXPECT_EQ(access::reader_words(*mutex), 0u) << "a timed-out reader left its registration";
   mutex->unlock();
-  EXPECT_TRUE(free_for_a_writer(*mutex)) << "a timed-out reader held a writer back";
+  EXPECT_TRUE(free_for_another_thread(*mutex)) << "a timed-out reader held a writer back";
 }
 
 // [thread.sharedtimedmutex.requirements] try_lock_shared_for / _until: "If try_lock_shared_for()
@@ -385,7 +373,7 @@ TYPED_TEST(ConformanceSharedMutex, StdWrappersAndAlgorithmsTakeIt)
     std::shared_lock<TypeParam> reading(first, 10ms);
     EXPECT_TRUE(reading.owns_lock());
     EXPECT_TRUE(free_for_a_reader(first));
-    EXPECT_FALSE(free_for_a_writer(first));
+    EXPECT_FALSE(free_for_another_thread(first));
   }
   {
     std::unique_lock<TypeParam> one(first, std::defer_lock);
@@ -398,8 +386,8 @@ TYPED_TEST(ConformanceSharedMutex, StdWrappersAndAlgorithmsTakeIt)
     std::lock_guard<TypeParam> writing(first);
     EXPECT_FALSE(free_for_a_reader(first));
   }
-  EXPECT_TRUE(free_for_a_writer(first));
-  EXPECT_TRUE(free_for_a_writer(second));
+  EXPECT_TRUE(free_for_another_thread(first));
+  EXPECT_TRUE(free_for_another_thread(second));
 }
 
 /// A shared timed mutex that counts the shared calls made on it (by one thread at a time) and
@@ -495,9 +483,9 @@ TYPED_TEST(ConformanceSharedLock, HoldsSharedForItsLifetime)
     EXPECT_TRUE(reading.owns_lock());
     EXPECT_EQ(reading.mutex(), std::addressof(mutex));
     EXPECT_TRUE(free_for_a_reader(mutex)) << "a shared_lock holds shared, not exclusively";
-    EXPECT_FALSE(free_for_a_writer(mutex));
+    EXPECT_FALSE(free_for_another_thread(mutex));
   }
-  EXPECT_TRUE(free_for_a_writer(mutex)) << "~shared_lock did not unlock_shared()";
+  EXPECT_TRUE(free_for_another_thread(mutex)) << "~shared_lock did not unlock_shared()";
   if constexpr (std::is_same_v<TypeParam, recording_shared_mutex>) {
     EXPECT_EQ(mutex.made().lock_shared, 1);
     EXPECT_EQ(mutex.made().try_lock_shared, 1) << "the other reader's";
@@ -515,9 +503,9 @@ TYPED_TEST(ConformanceSharedLock, DeferLockDoesNotLock)
     unisync::shared_lock<TypeParam> deferred(mutex, std::defer_lock);
     EXPECT_FALSE(deferred.owns_lock());
     EXPECT_EQ(deferred.mutex(), std::addressof(mutex));
-    EXPECT_TRUE(free_for_a_writer(mutex));
+    EXPECT_TRUE(free_for_another_thread(mutex));
   }
-  EXPECT_TRUE(free_for_a_writer(mutex)) << "a lock it does not own stays as it was";
+  EXPECT_TRUE(free_for_another_thread(mutex)) << "a lock it does not own stays as it was";
 }
 
 // [thread.lock.shared.cons] shared_lock(mutex_type& m, try_to_lock_t): "Effects: Calls
@@ -555,9 +543,9 @@ TYPED_TEST(ConformanceSharedLock, AdoptLockOwnsWithoutLocking)
     unisync::shared_lock<TypeParam> reading(mutex, std::adopt_lock);
     EXPECT_TRUE(reading.owns_lock());
     EXPECT_EQ(reading.mutex(), std::addressof(mutex));
-    EXPECT_FALSE(free_for_a_writer(mutex));
+    EXPECT_FALSE(free_for_another_thread(mutex));
   }
-  EXPECT_TRUE(free_for_a_writer(mutex));
+  EXPECT_TRUE(free_for_another_thread(mutex));
   if constexpr (std::is_same_v<TypeParam, recording_shared_mutex>) {
     EXPECT_EQ(mutex.made().lock_shared, 1);
     EXPECT_EQ(mutex.made().unlock_shared, 1);
@@ -622,8 +610,8 @@ TYPED_TEST(ConformanceSharedLock, MovesTransferOwnership)
   EXPECT_EQ(moved.mutex(), std::addressof(first));
   unisync::shared_lock<TypeParam> other_reading(second);
   moved = std::move(other_reading);
-  EXPECT_TRUE(free_for_a_writer(first)) << "move assignment unlocks the hold it owned";
-  EXPECT_FALSE(free_for_a_writer(second));
+  EXPECT_TRUE(free_for_another_thread(first)) << "move assignment unlocks the hold it owned";
+  EXPECT_FALSE(free_for_another_thread(second));
   EXPECT_EQ(moved.mutex(), std::addressof(second));
   EXPECT_TRUE(moved.owns_lock());
   EXPECT_EQ(other_reading.mutex(), nullptr);
@@ -643,11 +631,11 @@ TYPED_TEST(ConformanceSharedLock, LockingMembersCallTheSharedMembers)
   unisync::shared_lock<TypeParam> reading(mutex, std::defer_lock);
   reading.lock();
   EXPECT_TRUE(reading.owns_lock());
-  EXPECT_FALSE(free_for_a_writer(mutex));
+  EXPECT_FALSE(free_for_another_thread(mutex));
   EXPECT_TRUE(free_for_a_reader(mutex)) << "lock() took the mutex exclusively";
   reading.unlock();
   EXPECT_FALSE(reading.owns_lock());
-  EXPECT_TRUE(free_for_a_writer(mutex));
+  EXPECT_TRUE(free_for_another_thread(mutex));
   EXPECT_TRUE(reading.try_lock());
   reading.unlock();
   EXPECT_TRUE(reading.try_lock_for(1ms));
@@ -699,7 +687,7 @@ TYPED_TEST(ConformanceSharedLock, MisuseIsAReportedPrecondition)
   EXPECT_THROW(reading.unlock(), unisync::error);
   unisync::shared_lock<TypeParam> empty;
   EXPECT_THROW(static_cast<void>(empty.try_lock_for(1ms)), unisync::error);
-  EXPECT_TRUE(free_for_a_writer(mutex)) << "a refused call changed the mutex";
+  EXPECT_TRUE(free_for_another_thread(mutex)) << "a refused call changed the mutex";
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -730,9 +718,9 @@ TYPED_TEST(ConformanceSharedLock, SwapAndReleaseModifyOnlyTheWrapper)
   EXPECT_EQ(released, std::addressof(first));
   EXPECT_EQ(one.mutex(), nullptr);
   EXPECT_FALSE(one.owns_lock());
-  EXPECT_FALSE(free_for_a_writer(first)) << "release() does not unlock";
+  EXPECT_FALSE(free_for_another_thread(first)) << "release() does not unlock";
   first.unlock_shared();
-  EXPECT_TRUE(free_for_a_writer(first));
+  EXPECT_TRUE(free_for_another_thread(first));
 }
 
 // [thread.lock.shared.obs] owns_lock() noexcept, explicit operator bool() noexcept ("Returns:
@@ -764,7 +752,7 @@ TYPED_TEST(ConformanceSharedLock, IsItselfATimedLockable)
   EXPECT_TRUE(one.owns_lock());
   EXPECT_TRUE(two.owns_lock());
   EXPECT_TRUE(free_for_a_reader(first));
-  EXPECT_FALSE(free_for_a_writer(second));
+  EXPECT_FALSE(free_for_another_thread(second));
   one.unlock();
   two.unlock();
   {
@@ -773,7 +761,7 @@ TYPED_TEST(ConformanceSharedLock, IsItselfATimedLockable)
     EXPECT_TRUE(one.owns_lock());
   }
   EXPECT_FALSE(one.owns_lock());
-  EXPECT_TRUE(free_for_a_writer(first));
+  EXPECT_TRUE(free_for_another_thread(first));
 }
 
 }  // namespace

@@ -28,6 +28,20 @@ bool eventually(Condition condition, std::chrono::milliseconds limit = generous_
   return true;
 }
 
+/// Whether another thread could take the lock now (it tries, and lets go at once): the
+/// guarantee behind "owns" and "holds".
+template <class Mutex>
+bool free_for_another_thread(Mutex& lock)
+{
+  bool taken = false;
+  std::thread other([&] {
+    taken = lock.try_lock();
+    if (taken) lock.unlock();
+  });
+  other.join();
+  return taken;
+}
+
 /// A thread running `body` that the test asks whether it returned in time.
 class bounded_thread {
  public:

@@ -3,6 +3,8 @@
 // wait on either side: a waiter that gives up counts a failure instead of hanging; and the
 // split-phase use of a barrier that they pace.
 
+#include "bounded.hpp"
+
 #include <unisync/detail/atomic.hpp>
 #include <unisync/detail/platform.hpp>
 #include <unisync/tuning.hpp>
@@ -19,6 +21,20 @@ inline constexpr cuda::std::uint64_t flag_wait_limit_ns = 20'000'000'000ull;
 UNISYNC_HOST_DEVICE inline void raise_flag(cuda::std::uint32_t& flag, cuda::std::uint32_t value)
 {
   detail::atomic_at<cuda::thread_scope_system>(flag).store(value, detail::memory_order_release);
+}
+
+/// The flag's value, and what its raiser did before raising it.
+UNISYNC_HOST_DEVICE inline cuda::std::uint32_t load_flag(cuda::std::uint32_t const& flag)
+{
+  return detail::atomic_at<cuda::thread_scope_system>(const_cast<cuda::std::uint32_t&>(flag))
+      .load(detail::memory_order_acquire);
+}
+
+/// The host's bounded wait for a flag (or a count) the GPU raises: true once `flag` is at
+/// least `value`.
+inline bool host_sees(cuda::std::uint32_t const& flag, cuda::std::uint32_t value)
+{
+  return eventually([&] { return load_flag(flag) >= value; });
 }
 
 /// Waits until `flag` is at least `value`, at most flag_wait_limit_ns; on timeout adds one

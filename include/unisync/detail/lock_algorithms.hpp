@@ -27,9 +27,9 @@ class lockable_list {
   UNISYNC_HOST_DEVICE void lock(cuda::std::size_t position) { lock_at(position, indices{}); }
   UNISYNC_HOST_DEVICE bool try_lock(cuda::std::size_t position) { return try_lock_at(position, indices{}); }
   UNISYNC_HOST_DEVICE void unlock(cuda::std::size_t position) { unlock_at(position, indices{}); }
-  /// Positions in the order of the lockables' addresses (ties, one lockable named twice, in
-  /// the order given).
-  UNISYNC_HOST_DEVICE void by_address(cuda::std::uint8_t (&order)[size]) const
+  /// Positions in the order of the lockables' addresses (one named twice: in the order
+  /// given); returns whether each lockable is named once.
+  UNISYNC_HOST_DEVICE bool by_address(cuda::std::uint8_t (&order)[size]) const
   {
     cuda::std::uintptr_t addresses[size];
     addresses_of(addresses, indices{});
@@ -38,12 +38,6 @@ class lockable_list {
       for (; slot > 0 && addresses[order[slot - 1]] > addresses[position]; --slot) order[slot] = order[slot - 1];
       order[slot] = static_cast<cuda::std::uint8_t>(position);
     }
-  }
-  /// Whether no lockable is named twice, given by_address's order.
-  UNISYNC_HOST_DEVICE bool each_once(cuda::std::uint8_t const (&order)[size]) const
-  {
-    cuda::std::uintptr_t addresses[size];
-    addresses_of(addresses, indices{});
     for (cuda::std::size_t step = 1; step < size; ++step) {
       if (addresses[order[step - 1]] == addresses[order[step]]) return false;
     }
@@ -134,8 +128,8 @@ template <class List>
 UNISYNC_HOST_DEVICE void lock_all(List list)
 {
   cuda::std::uint8_t order[List::size];
-  list.by_address(order);
-  UNISYNC_EXPECTS(list.each_once(order),
+  bool const each_once = list.by_address(order);
+  UNISYNC_EXPECTS(each_once,
                   "unisync::lock (or scoped_lock) names one lockable twice; name each lockable once "
                   "(a mutex that is not recursive would wait for itself forever)");
   basic_exponential_backoff<tuning> backoff;
