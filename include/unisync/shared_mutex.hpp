@@ -65,7 +65,10 @@ struct with_cohort_pass_bound : Backoff {
  * copies only once a GPU reader has asked for them, so that CPU threads alone do not pay
  * for them. The copies start kept (and open), so that GPU readers that come before any
  * writer read them; the first writer that finds no request drops them, once, and a GPU
- * reader that finds its copy not kept asks, and reads the gate. The
+ * reader that finds its copy not kept asks, and reads the gate. GPU readers that find
+ * the gate closed wait together: one at a time (the gate watcher) polls its copy across
+ * the link and raises a hint in device memory to each newer value, which the others poll;
+ * each reads the gate itself once the hint has moved past the value it waits on. The
  * writers' lock is a `basic_cohort_mutex` that passes within a side at most
  * `tuning::shared_mutex_writer_pass_bound` times in a row while the other side's writers
  * wait (a side's queued writers hold its readers back too). A writer reads the CPU word itself
@@ -332,6 +335,12 @@ class basic_shared_mutex {
     alignas(detail::cache_line_size) cuda::std::uint64_t reported_gate = 0;
     // As cpu_part::inherited_writers, for the GPU's writers.
     alignas(detail::cache_line_size) cuda::std::uint32_t inherited_writers = 0;
+    // The newest gate value the GPU's gate watcher has read across the link; only grows.
+    // Written by the watcher, polled by the GPU's other waiting readers.
+    alignas(detail::cache_line_size) cuda::std::uint64_t gate_hint = 0;
+    // 1 while a waiting GPU reader is the gate watcher. Taken and given back by waiting
+    // GPU readers.
+    alignas(detail::cache_line_size) cuda::std::uint32_t gate_watcher = 0;
   };
   static constexpr cuda::std::uint32_t gate_copies = partitioned ? Backoff::tuning::shared_mutex_gate_copies : 1u;
   // Marks a copy of the gate that writers keep (gate values never reach bit 63).
@@ -394,7 +403,8 @@ class basic_shared_mutex {
   // Readers, as a thread of `side` (tests on the host stand in for the GPU by naming it).
   UNISYNC_HOST_DEVICE gate_view register_reader(side_kind side);
   UNISYNC_HOST_DEVICE void deregister(side_kind side, cuda::std::uint64_t units);
-  UNISYNC_HOST_DEVICE bool wait_for_gate_change(gate_view seen, detail::deadline const* limit);
+  UNISYNC_HOST_DEVICE bool wait_for_gate_change(side_kind side, gate_view seen, detail::deadline const* limit);
+  UNISYNC_HOST_DEVICE bool wait_for_gate_change_on_gpu(gate_view seen, detail::deadline const* limit);
   UNISYNC_HOST_DEVICE bool wait_out_writers(side_kind side, gate_view seen, detail::deadline const* limit);
   UNISYNC_HOST_DEVICE void lock_shared_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_lock_shared_as(side_kind side);

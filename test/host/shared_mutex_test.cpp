@@ -287,6 +287,36 @@ TEST(HostSharedMutexAcrossSides, TimedReaderAtAClosedGateEntersOnceTheWriterLeav
   }
 }
 
+// GPU readers at a closed gate wait together: one watches the gate across the link for the
+// others. A watcher that gives up hands the role back, and the readers still waiting
+// all enter once the writer leaves.
+TEST(HostSharedMutexAcrossSides, GpuReadersWaitingTogetherAllEnterOnceTheWriterLeaves)
+{
+  unisync::shared_mutex mutex;
+  mutex.lock();
+  std::thread([&] { EXPECT_FALSE(access::try_lock_shared_for_as(mutex, side::gpu, 1'000'000)); }).join();
+  EXPECT_FALSE(access::gpu_gate_watched(mutex)) << "a reader that gave up kept the watcher's role";
+  auto read_once = [&mutex](bool timed) {
+    if (timed) {
+      EXPECT_TRUE(access::try_lock_shared_for_as(mutex, side::gpu, 10'000'000'000)) << "gave up on an open gate";
+    } else {
+      access::lock_shared_as(mutex, side::gpu);
+    }
+    access::unlock_shared_as(mutex, side::gpu);
+  };
+  std::vector<std::unique_ptr<unisync::test::bounded_thread>> readers;
+  for (bool const timed : {true, false, true, false}) {
+    readers.push_back(std::make_unique<unisync::test::bounded_thread>([&read_once, timed] { read_once(timed); }));
+  }
+  EXPECT_TRUE(unisync::test::eventually([&] { return access::late_readers(mutex) == 2; }));
+  EXPECT_TRUE(unisync::test::eventually([&] { return access::gpu_gate_watched(mutex); }))
+      << "no waiting GPU reader watches the gate";
+  mutex.unlock();
+  for (auto& reader : readers) EXPECT_TRUE(reader->returned_within()) << "a GPU reader missed the writer's exit";
+  EXPECT_FALSE(access::gpu_gate_watched(mutex)) << "the last watcher kept its role";
+  EXPECT_EQ(access::reader_words(mutex), 0u);
+}
+
 // The copies of the gate start kept and open, so that GPU readers that come before any
 // writer read them; a writer that no GPU reader has asked drops them, so that CPU threads
 // alone do not pay for them; from the first GPU reader that then asks, every writer keeps

@@ -507,6 +507,12 @@ struct test_access {
   {
     return (atomic_at<cuda::thread_scope_system>(mutex.state_.link.gpu_report).load(memory_order_acquire) & 1u) != 0;
   }
+  /// Whether a waiting GPU reader holds the role of the GPU's gate watcher (system scope).
+  template <class Backoff>
+  static bool gpu_gate_watched(basic_shared_mutex<cuda::thread_scope_system, Backoff>& mutex)
+  {
+    return atomic_at<cuda::thread_scope_system>(mutex.state_.gpu.gate_watcher).load(memory_order_acquire) != 0;
+  }
   /// A writer's gate stores, one step at a time (system scope): every GPU reader's copy of
   /// the gate (kept), or the gate itself. No writer may run meanwhile.
   template <class Backoff>

@@ -209,9 +209,12 @@ UNISYNC_HOST_DEVICE void basic_shared_mutex<Scope, Backoff>::deregister(side_kin
 }
 
 template <cuda::thread_scope Scope, class Backoff>
-UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_for_gate_change(gate_view seen,
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_for_gate_change(side_kind side, gate_view seen,
                                                                                  detail::deadline const* limit)
 {
+  if constexpr (partitioned) {
+    if (side == side_kind::gpu) return wait_for_gate_change_on_gpu(seen, limit);
+  }
   // The word `seen` was read from, without the copy's mark (a copy kept and closed stays
   // kept: a GPU reader asked for the copies, and every later writer keeps them).
   auto const gate = detail::atomic_at<Scope>(*seen.word);
@@ -228,6 +231,48 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_for_gate_chang
 }
 
 template <cuda::thread_scope Scope, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_for_gate_change_on_gpu(gate_view seen,
+                                                                                        detail::deadline const* limit)
+{
+  // GPU readers that wait for a writer wait together: one at a time, the watcher, polls
+  // its copy of the gate across the link and raises the hint, in device memory, to every
+  // newer value it reads; the others poll the hint, or take the role when nobody holds it.
+  // Each poll across the link is a PCIe round trip, and with every waiting reader polling
+  // its own copy those polls crowd the link that the writers' stores and the entering
+  // readers' gate loads cross as well. The hint only wakes: a waiter reads the gate itself
+  // after its wait. It never misses a move: once the gate has moved past a waiter's value,
+  // a watcher's next poll raises the hint past it, and a watcher leaves the role only
+  // after raising it past its own value (or at its deadline). The role's acquire and
+  // release order one watcher's reads before the next one's, so that the hint only grows.
+  detail::own_side_word<cuda::std::uint64_t> const hint(state_.gpu.gate_hint);
+  detail::own_side_word<cuda::std::uint32_t> const watcher(state_.gpu.gate_watcher);
+  auto const gate = detail::atomic_at<Scope>(*seen.word);
+  bool watching = false;
+  auto const forecast = [&](cuda::std::memory_order order) -> cuda::std::uint32_t {
+    if (!watching) {
+      if (hint.load(order) > seen.value) return 0;
+      if (watcher.load(detail::memory_order_relaxed) != 0 || watcher.exchange(1, detail::memory_order_acquire) != 0) {
+        return Backoff::tuning::link_handoff_ns;
+      }
+      watching = true;
+    }
+    cuda::std::uint64_t const now = gate_seen_in(gate.load(order));
+    if (now > hint.load(detail::memory_order_relaxed)) hint.store(now, detail::memory_order_release);
+    if (now == seen.value) return Backoff::tuning::link_handoff_ns;
+    watcher.store(0, detail::memory_order_release);
+    watching = false;
+    return 0;
+  };
+  if (limit == nullptr) {
+    detail::wait_for_turn<Backoff>(forecast);
+    return true;
+  }
+  bool const moved = detail::wait_for_turn_until<Backoff>(*limit, forecast);
+  if (watching) watcher.store(0, detail::memory_order_release);
+  return moved;
+}
+
+template <cuda::thread_scope Scope, class Backoff>
 UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(side_kind side, gate_view seen,
                                                                              detail::deadline const* limit)
 {
@@ -240,7 +285,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_out_writers(si
     cuda::std::uint64_t const after =
         word.fetch_add(late_unit(slot), detail::memory_order_acq_rel) + late_unit(slot);
     if (reports(side) && registered(after) == late(after, slot)) settle_or_leave();
-    if (!wait_for_gate_change(gate_view{seen.word, gate}, limit)) {
+    if (!wait_for_gate_change(side, gate_view{seen.word, gate}, limit)) {
       deregister(side, 1 + late_unit(slot));  // gives up: no trace left
       return false;
     }
@@ -315,7 +360,7 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::try_lock_shared_wit
   // then: timed tries that give up back to back would otherwise each register for an
   // instant. From its registration on the reader waits for at most one batch, as before.
   gate_view const before = load_reader_gate(side, detail::memory_order_acquire);
-  if (closed(before.value) && !wait_for_gate_change(before, &limit)) return false;
+  if (closed(before.value) && !wait_for_gate_change(side, before, &limit)) return false;
   gate_view const seen = register_reader(side);
   if (!closed(seen.value)) return true;
   return wait_out_writers(side, seen, &limit);
