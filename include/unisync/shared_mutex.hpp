@@ -68,7 +68,8 @@ struct with_cohort_pass_bound : Backoff {
  * reader that finds its copy not kept asks, and reads the gate. GPU readers that find
  * the gate closed wait together: one at a time (the gate watcher) polls its copy across
  * the link and raises a hint in device memory to each newer value, which the others poll;
- * each reads the gate itself once the hint has moved past the value it waits on. The
+ * once the hint has moved past the value a reader waits on, it reads its own copy again
+ * (and waits on that copy itself if it has not moved yet). The
  * writers' lock is a `basic_cohort_mutex` that passes within a side at most
  * `tuning::shared_mutex_writer_pass_bound` times in a row while the other side's writers
  * wait (a side's queued writers hold its readers back too). A writer reads the CPU word itself
@@ -108,7 +109,9 @@ struct with_cohort_pass_bound : Backoff {
  * registration itself), for at most one batch of writers' critical sections
  * (`shared_mutex_writer_batch`: the batch it found, or a batch whose first writer found
  * its registration already visible): a stream of writers cannot hold it back either.
- * Readers overlap freely. One GPU thread's bookkeeping
+ * Readers overlap freely. GPU readers waiting for a writer learn that the gate moved from
+ * one of them, the gate watcher, which any of them becomes when the role is free (checked
+ * in test/models/shared_mutex_gate_watch.pml). One GPU thread's bookkeeping
  * of the report is lock-free, not wait-free: it lets go of the transition bit with an
  * exchange that fails on any change of the GPU word, so a stream of other GPU readers'
  * registrations can keep it looking again (the model shows the cycle; each try is one
@@ -403,8 +406,9 @@ class basic_shared_mutex {
   // Readers, as a thread of `side` (tests on the host stand in for the GPU by naming it).
   UNISYNC_HOST_DEVICE gate_view register_reader(side_kind side);
   UNISYNC_HOST_DEVICE void deregister(side_kind side, cuda::std::uint64_t units);
-  UNISYNC_HOST_DEVICE bool wait_for_gate_change(side_kind side, gate_view seen, detail::deadline const* limit);
-  UNISYNC_HOST_DEVICE bool wait_for_gate_change_on_gpu(gate_view seen, detail::deadline const* limit);
+  UNISYNC_HOST_DEVICE bool wait_for_gate_change(side_kind side, gate_view seen, detail::deadline const* limit,
+                                                bool trust_hint = true);
+  UNISYNC_HOST_DEVICE bool wait_for_gate_change_on_gpu(gate_view seen, detail::deadline const* limit, bool trust_hint);
   UNISYNC_HOST_DEVICE bool wait_out_writers(side_kind side, gate_view seen, detail::deadline const* limit);
   UNISYNC_HOST_DEVICE void lock_shared_as(side_kind side);
   UNISYNC_HOST_DEVICE bool try_lock_shared_as(side_kind side);

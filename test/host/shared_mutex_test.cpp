@@ -287,34 +287,52 @@ TEST(HostSharedMutexAcrossSides, TimedReaderAtAClosedGateEntersOnceTheWriterLeav
   }
 }
 
-// GPU readers at a closed gate wait together: one watches the gate across the link for the
-// others. A watcher that gives up hands the role back, and the readers still waiting
-// all enter once the writer leaves.
+// GPU readers at a closed gate wait together: one watches its copy of the gate across the
+// link for the others. A watcher that gives up hands the role back, and the readers still
+// waiting all enter once the writer leaves. The readers read kept copies, as GPU readers
+// do once any of them has asked. Threads share the mutex, so that one left behind by a
+// failure does not outlive it.
 TEST(HostSharedMutexAcrossSides, GpuReadersWaitingTogetherAllEnterOnceTheWriterLeaves)
 {
-  unisync::shared_mutex mutex;
-  mutex.lock();
-  std::thread([&] { EXPECT_FALSE(access::try_lock_shared_for_as(mutex, side::gpu, 1'000'000)); }).join();
-  EXPECT_FALSE(access::gpu_gate_watched(mutex)) << "a reader that gave up kept the watcher's role";
-  auto read_once = [&mutex](bool timed) {
-    if (timed) {
-      EXPECT_TRUE(access::try_lock_shared_for_as(mutex, side::gpu, 10'000'000'000)) << "gave up on an open gate";
-    } else {
-      access::lock_shared_as(mutex, side::gpu);
+  auto const mutex = std::make_shared<unisync::shared_mutex>();
+  mutex->lock();  // drops the copies: no GPU reader has asked yet
+  mutex->unlock();
+  unisync::test::bounded_thread asking([mutex] {
+    access::lock_shared_as(*mutex, side::gpu);  // finds its copy not kept and asks
+    access::unlock_shared_as(*mutex, side::gpu);
+  });
+  ASSERT_TRUE(asking.returned_within());
+  mutex->lock();
+  ASSERT_TRUE(access::gate_copies_kept(*mutex));
+  unisync::test::bounded_thread giving_up([mutex] {
+    if (access::try_lock_shared_for_as(*mutex, side::gpu, 1'000'000)) {
+      ADD_FAILURE() << "a GPU reader entered beside the writer";
+      access::unlock_shared_as(*mutex, side::gpu);
     }
-    access::unlock_shared_as(mutex, side::gpu);
-  };
+  });
+  ASSERT_TRUE(giving_up.returned_within());
+  EXPECT_FALSE(access::gpu_gate_watched(*mutex)) << "a reader that gave up kept the watcher's role";
   std::vector<std::unique_ptr<unisync::test::bounded_thread>> readers;
   for (bool const timed : {true, false, true, false}) {
-    readers.push_back(std::make_unique<unisync::test::bounded_thread>([&read_once, timed] { read_once(timed); }));
+    readers.push_back(std::make_unique<unisync::test::bounded_thread>([mutex, timed] {
+      if (!timed) {
+        access::lock_shared_as(*mutex, side::gpu);
+      } else if (!access::try_lock_shared_for_as(*mutex, side::gpu, 10'000'000'000)) {
+        ADD_FAILURE() << "a timed GPU reader missed the writer's exit";
+        return;
+      }
+      access::unlock_shared_as(*mutex, side::gpu);
+    }));
   }
-  EXPECT_TRUE(unisync::test::eventually([&] { return access::late_readers(mutex) == 2; }));
-  EXPECT_TRUE(unisync::test::eventually([&] { return access::gpu_gate_watched(mutex); }))
+  // The untimed readers register and go late; the timed ones wait before registering.
+  EXPECT_TRUE(unisync::test::eventually([&] { return access::late_readers(*mutex) == 2; }));
+  std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(unisync::test::eventually([&] { return access::gpu_gate_watched(*mutex); }))
       << "no waiting GPU reader watches the gate";
-  mutex.unlock();
+  mutex->unlock();
   for (auto& reader : readers) EXPECT_TRUE(reader->returned_within()) << "a GPU reader missed the writer's exit";
-  EXPECT_FALSE(access::gpu_gate_watched(mutex)) << "the last watcher kept its role";
-  EXPECT_EQ(access::reader_words(mutex), 0u);
+  EXPECT_FALSE(access::gpu_gate_watched(*mutex)) << "the last watcher kept its role";
+  EXPECT_EQ(access::reader_words(*mutex), 0u);
 }
 
 // The copies of the gate start kept and open, so that GPU readers that come before any

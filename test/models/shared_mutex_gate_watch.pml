@@ -6,9 +6,12 @@
  *
  * Mirrors include/unisync/detail/shared_mutex.inl, wait_for_gate_change_on_gpu (contract:
  * include/unisync/shared_mutex.hpp):
- *   not watching   hint > seen: woken; else watcher == 0 and watcher.exchange(1) == 0:
- *                  take the role (a load and then an exchange that finds 1 change
- *                  nothing: modeled as one guarded step)
+ *   not watching   hint > seen: woken, and reads its own copy again (in wait_out_writers);
+ *                  found unchanged (copies lag each other), it waits again without
+ *                  trusting the hint: woken once its own copy has moved (trust_hint
+ *                  false); either way, watcher == 0 and watcher.exchange(1) == 0: take
+ *                  the role (a load and then an exchange that finds 1 change nothing:
+ *                  modeled as one guarded step)
  *   watching       now = copy; if now > hint: hint = now (one step: only the role's
  *                  holder writes the hint); now != seen: give the role back, woken
  *   timed out      give the role back if held
@@ -27,11 +30,15 @@
  * Actors: a writer moves the gate MOVES times (each move stores both copies, in turn);
  * NW readers each wait ROUNDS times, each time for the value it has just read of its own
  * copy (reader r reads copy r % 2) to move; reader 0's waits are timed (it may give up
- * after any step).
+ * after any step), unless -DUNTIMED: a timed reader's give-up is always possible, so only
+ * the untimed search checks reader 0's own wake-ups.
  *
  * Proves (check_model.sh --safety):
  *   - no lost wake-up: once nothing can move, every reader still waiting waits on the
- *     value its copy holds (a monitor asserts it at spin's timeout);
+ *     value its copy holds (a monitor asserts it at spin's timeout; for every reader with
+ *     -DUNTIMED, for the untimed ones without);
+ *   - a reader goes back to waiting at most once per wait because its copy lagged the
+ *     hint (no loop without pause), and a reader that leaves has seen its copy move;
  *   - the hint only grows, and never exceeds the newest value a copy holds;
  *   - the role is given back: at the end nobody holds it unless a waiter still waits.
  * Seeded bugs (each must be caught by --safety):
@@ -42,6 +49,9 @@
  *                               which may never happen (its writer may wait for it)
  *   -DBUG_HINT_AFTER_RELEASE    the watcher gives the role back before it raises the hint:
  *                               a later watcher's newer hint can be overwritten
+ *   -DBUG_ALWAYS_TRUST_HINT     a reader woken by the hint that found its copy unchanged
+ *                               trusts the hint again: it goes round at once, again and
+ *                               again while its copy lags
  */
 
 #ifndef NW
@@ -65,6 +75,9 @@ byte newest = 0;        /* the newest value stored to any copy */
 byte hint_floor = 0;    /* the hint never falls below this */
 
 #define COPY(r) copy[(r) % 2]
+
+/* Reader r leaves its wait, woken: its own copy has moved past the value it waited on. */
+#define woken(r) assert(COPY(r) != seen[r]); waiting[r] = 0
 
 /* The watcher's raise: a relaxed load of the hint, then a store where its value is newer
  * (only the role's holder writes the hint). `seen_hint` is the caller's local. */
@@ -96,13 +109,24 @@ proctype reader(byte r)
   bool watching = 0;
   byte now;
   byte h;
+  bool trust;         /* trust_hint */
+  byte rounds_back;   /* ghost: waits again because its copy lagged the hint */
   do
   :: rounds < ROUNDS ->
      rounds++;
-     atomic { seen[r] = COPY(r); waiting[r] = 1 };
+     atomic { seen[r] = COPY(r); waiting[r] = 1; trust = 1; rounds_back = 0 };
 end_wait:
      do
-     :: atomic { !watching && hint > seen[r] -> waiting[r] = 0 }; break
+     :: atomic { !watching && trust && hint > seen[r] && COPY(r) != seen[r] -> woken(r) }; break
+     :: atomic { !watching && trust && hint > seen[r] && COPY(r) == seen[r] ->
+          rounds_back++; assert(rounds_back <= 1);
+#if !defined(BUG_ALWAYS_TRUST_HINT)
+          trust = 0
+#else
+          skip
+#endif
+        }
+     :: atomic { !watching && !trust && COPY(r) != seen[r] -> woken(r) }; break
      :: atomic { !watching && !watcher -> watcher = 1; watching = 1 }
 #if !defined(BUG_HINT_ONLY_ON_OWN_MOVE)
      :: atomic { watching && COPY(r) == seen[r] && COPY(r) > hint -> now = COPY(r) };
@@ -112,12 +136,13 @@ end_wait:
 #if defined(BUG_HINT_AFTER_RELEASE)
         atomic { watcher = 0; watching = 0 };
         raise_hint(now, h);
-        waiting[r] = 0;
+        atomic { woken(r) };
 #else
         raise_hint(now, h);
-        atomic { watcher = 0; watching = 0; waiting[r] = 0 };
+        atomic { watcher = 0; watching = 0; woken(r) };
 #endif
         break
+#if !defined(UNTIMED)
      :: r == 0 ->   /* the deadline passed */
 #if !defined(BUG_KEEP_ROLE_ON_TIMEOUT)
         atomic { if :: watching -> watcher = 0; watching = 0 :: else -> skip fi; waiting[r] = 0 };
@@ -125,6 +150,7 @@ end_wait:
         atomic { watching = 0; waiting[r] = 0 };
 #endif
         break
+#endif
      od
   :: else -> break
   od
