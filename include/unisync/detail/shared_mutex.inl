@@ -272,8 +272,8 @@ UNISYNC_HOST_DEVICE bool basic_shared_mutex<Scope, Backoff>::wait_for_gate_chang
         return 0;
       }
       if (watcher.load(detail::memory_order_relaxed) != 0 || watcher.exchange(1, detail::memory_order_acquire) != 0) {
-        // Its copy lags a move already made: the writer is storing the copies, a few
-        // stores away, so it polls again at once.
+        // Not trusting the hint, its copy lags a move already made, a few of the writer's
+        // stores away: it polls again at once.
         return trust_hint ? Backoff::tuning::link_handoff_ns : Backoff::tuning::ticket_handoff_ns;
       }
       watching = true;
