@@ -33,18 +33,12 @@
 namespace unisync::bench {
 namespace {
 
-/// One actor's draws: its generator (the striped table's, seeded per actor) and what its
-/// current operation is.
+/// One actor's draws: its generator (the striped table's, seeded per actor).
 struct section_draw {
   striped_table::key_stream generator;
-  bool reading = false;
 
   /// Draws the next operation: a shared section with probability read_percent / 100.
-  __host__ __device__ bool draw(unsigned read_percent)
-  {
-    reading = generator.next(100) <= read_percent;
-    return reading;
-  }
+  __host__ __device__ bool draw(unsigned read_percent) { return generator.next(100) <= read_percent; }
 };
 
 /// The calling CPU thread's draws (every case's: a thread runs one operation at a time).
@@ -117,7 +111,9 @@ placed_ptr<Object> place_with_draws(mix_cell const& cell)
 enum class holds { shared_or_exclusive, exclusive_only };
 
 /// Anything with lock()/unlock() (and lock_shared()/unlock_shared() for shared_or_exclusive)
-/// on both sides.
+/// on both sides. acquire() draws the operation and returns whether it reads; the loop hands
+/// that to the section and the release (runners.cuh), so every case pays the same for its
+/// draw.
 template <class Lock, holds Holds, unsigned ReadPercent>
 struct section_case {
   using object = guarded<Lock>;
@@ -125,29 +121,30 @@ struct section_case {
   static constexpr bool on_device = true;
   static constexpr bool advised = advises_itself<Lock>;
   static placed_ptr<object> create(mix_cell const& cell) { return place_with_draws<object>(cell); }
-  __host__ __device__ static void acquire(object& shared)
+  __host__ __device__ static bool acquire(object& shared)
   {
     bool const reading = my_draw(shared.gpu_draws).draw(ReadPercent);
     if constexpr (Holds == holds::shared_or_exclusive) {
       if (reading) {
         shared.lock.lock_shared();
-        return;
+        return true;
       }
     }
     shared.lock.lock();
+    return reading;
   }
-  __host__ __device__ static void critical_section(object& shared)
+  __host__ __device__ static void critical_section(object& shared, bool reading)
   {
-    if (my_draw(shared.gpu_draws).reading) {
+    if (reading) {
       shared.read_counter();
     } else {
       ++shared.protected_counter;
     }
   }
-  __host__ __device__ static void release(object& shared)
+  __host__ __device__ static void release(object& shared, bool reading)
   {
     if constexpr (Holds == holds::shared_or_exclusive) {
-      if (my_draw(shared.gpu_draws).reading) {
+      if (reading) {
         shared.lock.unlock_shared();
         return;
       }
@@ -163,25 +160,27 @@ struct std_shared_mutex_case {
   static constexpr bool on_host = true;
   static constexpr bool on_device = false;
   static placed_ptr<object> create(mix_cell const& cell) { return place_for<object>(cell); }
-  static void acquire(object& shared)
+  static bool acquire(object& shared)
   {
-    if (host_draw().draw(ReadPercent)) {
+    bool const reading = host_draw().draw(ReadPercent);
+    if (reading) {
       shared.lock.lock_shared();
     } else {
       shared.lock.lock();
     }
+    return reading;
   }
-  static void critical_section(object& shared)
+  static void critical_section(object& shared, bool reading)
   {
-    if (host_draw().reading) {
+    if (reading) {
       shared.read_counter();
     } else {
       ++shared.protected_counter;
     }
   }
-  static void release(object& shared)
+  static void release(object& shared, bool reading)
   {
-    if (host_draw().reading) {
+    if (reading) {
       shared.lock.unlock_shared();
     } else {
       shared.lock.unlock();

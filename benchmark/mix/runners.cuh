@@ -8,7 +8,9 @@
 //   using object = ...;                 the shared object, placed by the case
 //   static holder create(mix_cell);     allocates and constructs it
 //   operations: static __host__ __device__ void acquire(object&), critical_section(object&),
-//               release(object&) (host-only or device-only cases may define one side only)
+//               release(object&) (host-only or device-only cases may define one side only);
+//               or an acquire(object&) that returns a hold, which the loop hands to
+//               critical_section(object&, hold) and release(object&, hold)
 //   phases:     static void arrive_and_wait_cpu(object&);
 //               static __device__ void arrive_and_wait_gpu(object&)   (block or per thread)
 
@@ -29,6 +31,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace unisync::bench {
@@ -41,6 +44,37 @@ __device__ inline unsigned load_relaxed(unsigned const& word)
 {
   return cuda::atomic_ref<unsigned, cuda::thread_scope_system>(const_cast<unsigned&>(word))
       .load(cuda::std::memory_order_relaxed);
+}
+
+/// What acquire() hands to the rest of an operation. A readers-writer case returns whether
+/// the operation reads, which its release needs: loaded again from memory instead, it cost
+/// a GPU actor two dependent L2 round trips after each section that the exclusive locks it
+/// is compared with did not pay. Cases whose acquire() returns nothing get no_hold.
+struct no_hold {};
+
+#pragma nv_exec_check_disable
+template <class Case>
+__host__ __device__ auto acquire_for_operation(typename Case::object& object)
+{
+  if constexpr (std::is_void_v<decltype(Case::acquire(object))>) {
+    Case::acquire(object);
+    return no_hold{};
+  } else {
+    return Case::acquire(object);
+  }
+}
+
+#pragma nv_exec_check_disable
+template <class Case, class Hold>
+__host__ __device__ void finish_operation(typename Case::object& object, Hold const& hold)
+{
+  if constexpr (std::is_same_v<Hold, no_hold>) {
+    Case::critical_section(object);
+    Case::release(object);
+  } else {
+    Case::critical_section(object, hold);
+    Case::release(object, hold);
+  }
 }
 
 /// Every GPU thread is an actor. Each signals ready, waits for go, then loops.
@@ -59,11 +93,10 @@ __global__ void operation_actors(typename Case::object* object, gpu_control* con
       if (load_relaxed(control->stop) != 0) break;
       next_stop_check = start + stop_check_interval_ns;
     }
-    Case::acquire(*object);
+    auto const hold = acquire_for_operation<Case>(*object);
     std::uint64_t const waited = unisync::detail::monotonic_nanoseconds() - start;
     if (waited > longest_wait_ns) longest_wait_ns = waited;
-    Case::critical_section(*object);
-    Case::release(*object);
+    finish_operation<Case>(*object, hold);
     ++operations;
   }
   results[actor] = actor_result{operations, longest_wait_ns};
@@ -210,12 +243,11 @@ void run_operations(benchmark::State& state, mix_cell const& cell)
         actor_result result;
         while (!stop.load(std::memory_order_relaxed)) {
           auto const start = std::chrono::steady_clock::now();
-          Case::acquire(object);
+          auto const hold = acquire_for_operation<Case>(object);
           auto const waited = std::chrono::steady_clock::now() - start;
           result.longest_wait_ns = std::max<std::uint64_t>(
               result.longest_wait_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count());
-          Case::critical_section(object);
-          Case::release(object);
+          finish_operation<Case>(object, hold);
           ++result.operations;
         }
         cpu_results[actor] = result;
