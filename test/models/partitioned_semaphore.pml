@@ -59,14 +59,31 @@
  * holder) alone advances. The steal is split where the code's permits are neither here
  * nor there (taken from the other pool, not yet added to this one).
  *
- * Memory model: sequential consistency, no weak-memory variant. The code has store-then-
- * load shapes on different words (a release's fetch_add on G, then its load of wants; an
- * importer's wants store, then its steal's loads of the other pool; a turn's heartbeat
- * store, then its wants load), but no decision rests on them: a release or turn that
- * misses wants is the SC run where it came first (the model explores it: the importer
- * polls again, the next turn or a steal answers), and the heartbeat only times a steal,
- * which the model allows at any poll. Everything that moves permits is a compare-exchange
- * or fetch_add on the pool's own counter, or a release store read by an acquire load.
+ * Memory model: sequential consistency by default. The code has store-then-load shapes on
+ * different words (a release's fetch_add on G, then its load of wants; an importer's wants
+ * store, then its steal's loads of the other pool; a turn's heartbeat store, then its
+ * wants load), and argues that no decision rests on them: a release or turn that misses
+ * wants acts as in the SC run where it came first (the importer polls again, the next
+ * turn or a steal answers), and the heartbeat only times a steal, which the model allows
+ * at any poll. Everything that moves permits is a compare-exchange or fetch_add on the
+ * pool's own counter, or a release store read by an acquire load.
+ * -DWEAK_MEMORY checks that argument: each thread's wants store (relaxed in the code) goes
+ * to a store buffer of its own, which the flusher process makes visible to the other side
+ * at any later time (weak fairness: eventually); `asked`, which stands for those wants not
+ * being 0, goes with it. So a release may miss wants that the importer has stored and
+ * polled past, and the importer's steal may read the other pool before its wants are
+ * visible: both blind, the shape SC cannot show. The import role's release store (and the
+ * steal's compare-exchange, acq_rel in the code, modeled as allowed at any time, a
+ * superset) waits for the thread's buffer: a release orders the thread's earlier stores
+ * before it, so the next role holder's wants come after this holder's. The side's own view
+ * of what it stored (the code's wants_stored, passed on with the role) is not buffered.
+ * The bypass ghosts are left out (a waiter's count would have to start at the flush of
+ * wants that cover its ticket): safety and liveness only.
+ * Seeded bug (-DWEAK_MEMORY -DBUG_ROLE_RELEASE_RELAXED): the import role is released
+ * without ordering the holder's wants store before it; the next holder's newer wants can
+ * then be overwritten on the link by the older ones, which the side, having stored the
+ * newer ones itself, never stores again: the other side stops sending (live cycle,
+ * 1 + 2, -DNO_STEAL).
  *
  * Time: the steal (after the other side's heartbeat stood still for steal_after_ns) is a
  * choice the model may make at each poll of the import role, after the poll's import (as
@@ -174,6 +191,20 @@ short sent_to[2];       /* link: sent_to_<side> */
 short wants[2];         /* link: <side>_wants */
 bool only_rel[2] = true; /* T[s] is what s's last forward left (tickets_taken_at_forward) */
 bool asked[2];          /* side s's wants are not 0 in the code (see IMPORT) */
+#if defined(WEAK_MEMORY)
+/* -DWEAK_MEMORY: each thread's store buffer for its side's wants (and asked, which goes
+   with them); stored_own[s], asked_own[s]: what side s itself last stored (the code's
+   wants_stored, which import_for compares with the wants it computes: unchanged wants
+   are not stored again) */
+short wants_buf[4];
+bool asked_buf[4];
+bool pending[4];
+short stored_own[2];
+bool asked_own[2];
+#define ASKED_OWN(s) asked_own[s]
+#else
+#define ASKED_OWN(s) asked[s]
+#endif
 bool ever_sent[2];      /* sent_to[s] was stored (the code's is not 0 from then on) */
 bool import_role[2];
 bool send_role[2];
@@ -204,7 +235,7 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
 /* A GPU waiter counts CPU critical sections, whose turns a lone thread skips (LONE). */
 #define LIMIT(i) ((qa[i] + 2) * (SIDE(i) == 1 -> PERIOD : TT))
 #endif
-#if (defined(NO_STEAL) || defined(BYPASS)) && !defined(NO_BYPASS)
+#if (defined(NO_STEAL) || defined(BYPASS)) && !defined(NO_BYPASS) && !defined(WEAK_MEMORY)
 #define CHECK_BYPASS 1
 #endif
 
@@ -228,11 +259,31 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
 #endif
 /* Wants once asked never read 0 again: where nothing was ever sent and nothing is
    uncovered (a steal covered the ask), the code keeps its last wants. */
+#if defined(WEAK_MEMORY)
+#define STORE_WANTS(s, u) \
+  w = WANTS_OF(s, u); \
+  if \
+  :: !ever_sent[s] && (u) <= 0 && ASKED_OWN(s) -> skip \
+  :: w == stored_own[s] && asked_own[s] == (ever_sent[s] || (u) > 0) -> skip \
+  :: else -> \
+     wants_buf[id] = w; asked_buf[id] = ever_sent[s] || (u) > 0; \
+     stored_own[s] = w; asked_own[s] = asked_buf[id]; pending[id] = true \
+  fi; \
+  w = 0
+/* A release store by thread id (the import role's): its wants store first */
+#if defined(BUG_ROLE_RELEASE_RELAXED)
+#define FLUSHED_OWN true
+#else
+#define FLUSHED_OWN (!pending[id])
+#endif
+#else
 #define STORE_WANTS(s, u) \
   if \
   :: !ever_sent[s] && (u) <= 0 && asked[s] -> skip \
   :: else -> wants[s] = WANTS_OF(s, u); asked[s] = ever_sent[s] || (u) > 0 \
   fi
+#define FLUSHED_OWN true
+#endif
 #define IMPORT(s) \
   if \
   :: D(sent_to[s], seen[s]) > 0 -> seen[s] = sent_to[s] \
@@ -339,12 +390,28 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
 #if defined(NO_NORM) || defined(BUG_WANTS_UNCOVERED_ONLY)
 #define NORM_LINK(f) skip
 #else
+#if defined(WEAK_MEMORY)
+#define SHIFT_BUFFERED(f) \
+  j = 0; \
+  do \
+  :: j < NT -> \
+     if \
+     :: pending[j] && SIDE(j) == f -> SHIFT(wants_buf[j]) \
+     :: else -> skip \
+     fi; \
+     j++ \
+  :: else -> j = 0; break \
+  od; \
+  SHIFT(stored_own[f])
+#else
+#define SHIFT_BUFFERED(f) skip
+#endif
 #define NORM_LINK(f) \
   sh = seen[f] - seen[f] % PERIOD; \
   if \
   :: sh > 0 -> \
      SHIFT(seen[f]); SHIFT(sent_to[f]); SHIFT(wants[f]); SHIFT(sent[1 - (f)]); \
-     SHIFT_TICKETS(f); sh = 0 \
+     SHIFT_BUFFERED(f); SHIFT_TICKETS(f); sh = 0 \
   :: else -> skip \
   fi
 #endif
@@ -365,6 +432,7 @@ proctype thread(byte id) {
   bool in_row;          /* its previous ticket was its side's previous one */
   bool exempt;          /* this acquire() gave its permit away once already */
   bool tried;           /* -DTRY: the try took a permit */
+  short w;              /* -DWEAK_MEMORY: the wants an import computes */
   byte j;
   do
 #if defined(TRY)
@@ -403,7 +471,7 @@ proctype thread(byte id) {
         :: atomic { IMPORT(s); u = 0 }                     /* leave_import_role (timed) */
         :: skip                                            /* try_acquire: the wants stay */
         fi;
-        atomic { import_role[s] = false; importing = false }
+        atomic { FLUSHED_OWN -> import_role[s] = false; importing = false }
      :: atomic { import_role[s] -> skip }                  /* the role is taken: fails */
      fi;
      if
@@ -445,7 +513,7 @@ acquire:
         role (leave_import_role, still waiting); the model lets any role holder do it at
         any poll, and take the role again. */
      :: atomic { importing && WAITS -> IMPORT(s); u = 0 }
-        atomic { import_role[s] = false; importing = false }
+        atomic { FLUSHED_OWN -> import_role[s] = false; importing = false }
      /* The import role's poll: import_for(s, 0, true), whose steal comes after the mirror
         and the wants (an option of its own, weak fairness would let a thread steal
         forever and never mirror what was sent to it). */
@@ -474,7 +542,7 @@ acquire:
      if
      :: importing ->                                       /* leave_import_role */
         atomic { IMPORT(s); u = 0 }
-        atomic { import_role[s] = false; importing = false }
+        atomic { FLUSHED_OWN -> import_role[s] = false; importing = false }
      :: else -> skip
      fi;
      gave = false;
@@ -615,6 +683,17 @@ end:
   od
 }
 
+#if defined(WEAK_MEMORY)
+/* Makes thread t's buffered wants store visible, at any time; one process per buffer, so
+   that weak fairness flushes each eventually. */
+proctype flusher(byte t) {
+end:
+  do
+  :: atomic { pending[t] -> wants[SIDE(t)] = wants_buf[t]; asked[SIDE(t)] = asked_buf[t]; pending[t] = false }
+  od
+}
+#endif
+
 init {
   byte i = 0;
   byte j = 0;
@@ -626,7 +705,15 @@ init {
     :: i < NT -> run thread(i); i++
     :: else -> break
     od;
-    run clock()
+    run clock();
+#if defined(WEAK_MEMORY)
+    assert(NT <= 4);
+    i = 0;
+    do
+    :: i < NT -> run flusher(i); i++
+    :: else -> break
+    od
+#endif
   }
 }
 
