@@ -68,15 +68,16 @@
  * at any poll. Everything that moves permits is a compare-exchange or fetch_add on the
  * pool's own counter, or a release store read by an acquire load.
  * -DWEAK_MEMORY checks that argument: each thread's wants store (relaxed in the code) goes
- * to a store buffer of its own, which the flusher process makes visible to the other side
- * at any later time (weak fairness: eventually); `asked`, which stands for those wants not
- * being 0, goes with it. So a release may miss wants that the importer has stored and
- * polled past, and the importer's steal may read the other pool before its wants are
- * visible: both blind, the shape SC cannot show. The import role's release store (and the
- * steal's compare-exchange, acq_rel in the code, modeled as allowed at any time, a
- * superset) waits for the thread's buffer: a release orders the thread's earlier stores
- * before it, so the next role holder's wants come after this holder's. The side's own view
- * of what it stored (the code's wants_stored, passed on with the role) is not buffered.
+ * to a store buffer of its own, which a flusher process per thread makes visible to the
+ * other side at any later time (weak fairness: eventually); `asked`, which stands for those
+ * wants not being 0, goes with it. So a release may miss wants that the importer has
+ * stored and polled past, and the importer's steal may read the other pool before its
+ * wants are visible: both blind, the shape SC cannot show. The import role's release
+ * store waits for the thread's buffer (a release orders the thread's earlier stores before
+ * it), so the next role holder's wants come after this holder's; the steal's
+ * compare-exchange, acq_rel in the code, may come at any time (a superset). The side's
+ * own record of what it stored (the code's wants_stored, passed on with the role) is not
+ * buffered.
  * The bypass ghosts are left out (a waiter's count would have to start at the flush of
  * wants that cover its ticket): safety and liveness only.
  * Seeded bug (-DWEAK_MEMORY -DBUG_ROLE_RELEASE_RELAXED): the import role is released
