@@ -46,10 +46,11 @@ __device__ inline unsigned load_relaxed(unsigned const& word)
       .load(cuda::std::memory_order_relaxed);
 }
 
-/// What acquire() hands to the rest of an operation. A readers-writer case returns whether
-/// the operation reads, which its release needs: loaded again from memory instead, it cost
-/// a GPU actor two dependent L2 round trips after each section that the exclusive locks it
-/// is compared with did not pay. Cases whose acquire() returns nothing get no_hold.
+/// What acquire() hands to the rest of an operation. The shared-mutex family's cases return
+/// whether the operation reads, which the section needs (and a readers-writer release):
+/// looked up again in memory, it cost a GPU actor two dependent L2 round trips in each
+/// section, and a readers-writer lock two more after it. Cases whose acquire() returns
+/// nothing get no_hold.
 struct no_hold {};
 
 #pragma nv_exec_check_disable

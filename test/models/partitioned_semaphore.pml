@@ -67,8 +67,9 @@
  * turn or a steal answers), and the heartbeat only times a steal, which the model allows
  * at any poll. Everything that moves permits is a compare-exchange or fetch_add on the
  * pool's own counter, or a release store read by an acquire load.
- * -DWEAK_MEMORY checks that argument: each thread's wants store (relaxed in the code) goes
- * to a store buffer of its own, which a flusher process per thread makes visible to the
+ * -DWEAK_MEMORY checks that argument for the wants, the shape whose miss could strand
+ * permits on a side: each thread's wants store (relaxed in the code) goes to a store
+ * buffer of its own, which a flusher process per thread makes visible to the
  * other side at any later time (weak fairness: eventually); `asked`, which stands for those
  * wants not being 0, goes with it. So a release may miss wants that the importer has
  * stored and polled past, and the importer's steal may read the other pool before its
@@ -77,7 +78,13 @@
  * it), so the next role holder's wants come after this holder's; the steal's
  * compare-exchange, acq_rel in the code, may come at any time (a superset). The side's
  * own record of what it stored (the code's wants_stored, passed on with the role) is not
- * buffered.
+ * buffered. The other shapes stay SC here, argued as above: a release's fetch_add on G
+ * then its loads of seen and taken, against an importer's mirror store then its loads of
+ * T and G (both blind: the release forwards less, the importer asks more, and the next
+ * poll or release corrects both); an acquirer's fetch_add on T then its poll of G (a
+ * forward takes tickets by compare-exchange on T); a sender's sent_to store then a later
+ * wants load (wants never fall below sent_to); the heartbeat, not modeled (it only times
+ * a steal).
  * The bypass ghosts are left out (a waiter's count would have to start at the flush of
  * wants that cover its ticket): safety and liveness only.
  * Seeded bug (-DWEAK_MEMORY -DBUG_ROLE_RELEASE_RELAXED): the import role is released
@@ -105,7 +112,8 @@
  * acquire; critical section; release. N permits (default 1), all in side 0's pool at the
  * start (as constructed). Turn length TT (default 2: with TT = 1 and N = 1 two hungry
  * sides hand the permit back and forth at every admission and nobody enters; the code's
- * turns are 64 and 128).
+ * turns are 64 and 128). A clock process ends the GPU releases' link-read interval; with
+ * -DWEAK_MEMORY one flusher process per thread empties its store buffer.
  *
  * Proves (check_model.sh, registered in CMakeLists.txt), 1 + 1, 2 + 1 and 1 + 2 threads:
  *   --safety          never more than N holders; no deadlock (a lost permit blocks
@@ -202,9 +210,6 @@ bool asked_buf[4];
 bool pending[4];
 short stored_own[2];
 bool asked_own[2];
-#define ASKED_OWN(s) asked_own[s]
-#else
-#define ASKED_OWN(s) asked[s]
 #endif
 bool ever_sent[2];      /* sent_to[s] was stored (the code's is not 0 from then on) */
 bool import_role[2];
@@ -264,7 +269,7 @@ byte last_taker[2] = NT; /* the thread that took the side's last ticket (NT: non
 #define STORE_WANTS(s, u) \
   w = WANTS_OF(s, u); \
   if \
-  :: !ever_sent[s] && (u) <= 0 && ASKED_OWN(s) -> skip \
+  :: !ever_sent[s] && (u) <= 0 && asked_own[s] -> skip \
   :: w == stored_own[s] && asked_own[s] == (ever_sent[s] || (u) > 0) -> skip \
   :: else -> \
      wants_buf[id] = w; asked_buf[id] = ever_sent[s] || (u) > 0; \
@@ -433,7 +438,9 @@ proctype thread(byte id) {
   bool in_row;          /* its previous ticket was its side's previous one */
   bool exempt;          /* this acquire() gave its permit away once already */
   bool tried;           /* -DTRY: the try took a permit */
-  short w;              /* -DWEAK_MEMORY: the wants an import computes */
+#if defined(WEAK_MEMORY)
+  short w;              /* the wants an import computes */
+#endif
   byte j;
   do
 #if defined(TRY)
@@ -690,7 +697,10 @@ end:
 proctype flusher(byte t) {
 end:
   do
-  :: atomic { pending[t] -> wants[SIDE(t)] = wants_buf[t]; asked[SIDE(t)] = asked_buf[t]; pending[t] = false }
+  :: atomic {
+       pending[t] -> wants[SIDE(t)] = wants_buf[t]; asked[SIDE(t)] = asked_buf[t];
+       pending[t] = false; wants_buf[t] = 0; asked_buf[t] = false   /* canonical when empty */
+     }
   od
 }
 #endif
