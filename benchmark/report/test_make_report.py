@@ -36,11 +36,13 @@ build/release/bin/unisync_contention $F --benchmark_out=b.json --benchmark_filte
 benchmark/report/make_report.py --input benchmark/results/h100/results.json --output benchmark/results/h100"""
 H200_TITLE = "unisync contention report: H200 (PCIe), 16-core host, every family"
 H200_COMMAND = """\
-F='--unisync_set=full --unisync_window_ms=100 --benchmark_out_format=json'
+F='--unisync_set=full --unisync_window_ms=100 --benchmark_repetitions=3 --benchmark_out_format=json'
 for fam in machine lock barrier latch semaphore shared_mutex application; do
   build/release/bin/unisync_contention $F --benchmark_out=$fam.json --benchmark_filter="^$fam/"
 done
-# the families' benchmarks appended in that order: benchmark/results/h200/results.json, then:
+# each repetition places its object anew; the report shows the median of the three.
+# The families' repetitions (not Google Benchmark's aggregates) appended in that order:
+# benchmark/results/h200/results.json, then:
 benchmark/report/make_report.py --input benchmark/results/h200/results.json --output benchmark/results/h200 \\
   --title '""" + H200_TITLE + """'"""
 
