@@ -38,9 +38,15 @@ class EntryLoading(unittest.TestCase):
         entries, notes = load_entries(runs)
         self.assertEqual(len(entries), 1)
         self.assertEqual(entries[0].counter("ops_per_s"), 2.0)
+        self.assertEqual(entries[0].counter_range("ops_per_s"), (1.0, 5.0))
         self.assertEqual(entries[0].cell, Cell(4, 132, 256))
         self.assertEqual(notes, ["1 entry ran more than once; the median of each counter is "
                                  "shown."])
+
+    def test_an_entry_that_ran_once_has_no_range(self):
+        entries, _ = load_entries([contention_entry("lock", "unisync.mutex", "scope:system", 4,
+                                                    132, 256)])
+        self.assertIsNone(entries[0].counter_range("ops_per_s"))
 
     def test_failed_runs_keep_their_message(self):
         failed = {"name": "lock/impl:x/cpu:1/gpu:0x0" + SUFFIX, "error_occurred": True,

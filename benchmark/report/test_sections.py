@@ -52,11 +52,15 @@ class Spec:
 
 
 class Entry:
-    def __init__(self, **counters):
+    def __init__(self, spreads=None, **counters):
         self.counters = counters
+        self.spreads = spreads or {}
 
     def counter(self, key):
         return self.counters.get(key)
+
+    def counter_range(self, key):
+        return self.spreads.get(key)
 
 
 class Group:
@@ -79,6 +83,23 @@ class Group:
         return {cell: entry.counter(counter) for cell, entry in self.series[label].items()
                 if entry.counter(counter) is not None}
 
+    def ranges(self, label, counter):
+        return {cell: entry.counter_range(counter) for cell, entry in self.series[label].items()
+                if entry.counter_range(counter) is not None}
+
+
+class RepeatedGroup(Group):
+    """The same two cells measured three times: in the first the peer's slowest repetition
+    beat ours' fastest, in the second the two overlap."""
+
+    def __init__(self):
+        super().__init__(with_waits=False)
+        peer, ours = self.series["cuda.binary_semaphore"], self.series["unisync.ticket_mutex"]
+        peer[self.cells[0]].spreads = {"ns_per_op": (90.0, 120.0)}
+        ours[self.cells[0]].spreads = {"ns_per_op": (130.0, 160.0)}
+        peer[self.cells[1]].spreads = {"ns_per_op": (95.0, 155.0)}
+        ours[self.cells[1]].spreads = {"ns_per_op": (140.0, 150.0)}
+
 
 class Sink:
     def place(self, title, header, rows):
@@ -96,6 +117,15 @@ class BestPerCell(unittest.TestCase):
         text = "\n".join(best_section(Group(with_waits=False), Sink()))
         self.assertIn("One of ours is best in 0 of 2 cells.", text)
         self.assertNotIn("longest wait", text)
+
+    def test_names_the_close_calls_over_repetitions(self):
+        text = "\n".join(best_section(RepeatedGroup(), Sink()))
+        self.assertIn("the faster one's slowest repetition beat the other's fastest in 1 of 2 "
+                      "cells; the others are close calls: 4 × 132x128.", text)
+
+    def test_says_nothing_of_repetitions_where_each_case_ran_once(self):
+        text = "\n".join(best_section(Group(with_waits=False), Sink()))
+        self.assertNotIn("repetition", text)
 
 
 class LatchGroup(Group):

@@ -101,6 +101,16 @@ class Group:
                 found[cell] = value
         return found
 
+    def ranges(self, label, counter):
+        """{Cell: (smallest, largest)} of one series for one counter over its repetitions,
+        for the cells it ran more than once."""
+        found = {}
+        for cell, entry in self.series[label].items():
+            spread = entry.counter_range(counter)
+            if spread is not None:
+                found[cell] = spread
+        return found
+
     def ours(self):
         return [label for label in self.series if is_ours(label)]
 

@@ -7,7 +7,7 @@ contention family sits in one Cell of the CPU-threads × GPU-configuration grid.
 import json
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -57,10 +57,16 @@ class Entry:
     params: dict
     counters: dict
     error: str | None = None
+    # Counter -> (smallest, largest) over the repetitions, for entries that ran more than once.
+    spreads: dict = field(default_factory=dict)
 
     def counter(self, key):
         """The counter's value, or None when the binary did not write it."""
         return self.counters.get(key)
+
+    def counter_range(self, key):
+        """(smallest, largest) of the counter over the repetitions, or None when it ran once."""
+        return self.spreads.get(key)
 
     @property
     def cell(self):
@@ -160,9 +166,12 @@ def load_entries(benchmarks):
         if good:
             samples = [numeric_counters(run) for run in good]
             keys = sorted({key for sample in samples for key in sample})
-            counters = {key: statistics.median(s[key] for s in samples if key in s)
-                        for key in keys}
-            entries.append(Entry(schema_name, parsed.family, parsed.params, counters))
+            by_key = {key: [s[key] for s in samples if key in s] for key in keys}
+            counters = {key: statistics.median(values) for key, values in by_key.items()}
+            spreads = {key: (min(values), max(values)) for key, values in by_key.items()
+                       if len(values) > 1}
+            entries.append(Entry(schema_name, parsed.family, parsed.params, counters,
+                                 spreads=spreads))
         else:
             message = str(runs[0].get("error_message") or "error_occurred without a message")
             entries.append(Entry(schema_name, parsed.family, parsed.params, {}, message))

@@ -159,12 +159,34 @@ def bounded_wins(group, latencies):
     return ours, counted
 
 
+def close_calls(group, verdicts):
+    """(cells compared, cells whose verdict is a close call) over the repetitions, or None
+    when no series of the group ran more than once. `verdicts` is (cell, faster, slower)
+    per cell: our best series and the best peer, in the order of their medians. A verdict
+    is a close call unless the faster one's slowest repetition beat the other's fastest:
+    each repetition places its object anew, and with one GPU block the placement alone
+    moves a case by up to 1.5x (benchmark/results/h200-one-block-placement)."""
+    ranges = {label: group.ranges(label, group.spec.latency) for label in group.series}
+    if not any(ranges.values()):
+        return None
+    compared, close = 0, []
+    for cell, faster, slower in verdicts:
+        faster_range, slower_range = ranges[faster].get(cell), ranges[slower].get(cell)
+        if faster_range is None or slower_range is None:
+            continue
+        compared += 1
+        if faster_range[1] >= slower_range[0]:
+            close.append(cell)
+    return compared, close
+
+
 def best_section(group, sink):
     """Which implementation is fastest in each cell, and by how much over the runner-up."""
     spec = group.spec
     lines = ["### Best implementation per cell", ""]
     latencies = {label: group.values(label, spec.latency) for label in group.series}
     rows = []
+    verdicts = []
     ours_wins = 0
     for cell in group.cells:
         ranked = sorted((values[cell], label) for label, values in latencies.items()
@@ -175,6 +197,11 @@ def best_section(group, sink):
         if is_ours(best):
             ours_wins += 1
         runner_value, runner = ranked[1] if len(ranked) > 1 else (None, None)
+        ours_best = next((label for _, label in ranked if is_ours(label)), None)
+        peer_best = next((label for _, label in ranked if not is_ours(label)), None)
+        if ours_best and peer_best:
+            faster, slower = (ours_best, peer_best) if is_ours(best) else (peer_best, ours_best)
+            verdicts.append((cell, faster, slower))
         rows.append((cell, [cell.cpu, cell.gpu,
                             f"**{code(best)}**" if is_ours(best) else code(best),
                             compact(best_value), code(runner) if runner else MISSING,
@@ -188,6 +215,14 @@ def best_section(group, sink):
         lines += [f"Counting only series whose longest wait in the cell is at most "
                   f"{BOUNDED_WAIT_US // 1000} ms: one of ours is best in {bounded[0]} of "
                   f"{bounded[1]} cells.", ""]
+    close = close_calls(group, verdicts)
+    if close is not None:
+        compared, cells = close
+        listed = "; the others are close calls: " + ", ".join(
+            f"{cell.cpu} × {cell.gpu}" for cell in cells) if cells else ""
+        lines += [f"Our best against the best peer, over the repetitions (each places its "
+                  f"object anew): the faster one's slowest repetition beat the other's fastest "
+                  f"in {compared - len(cells)} of {compared} cells{listed}.", ""]
     header = ["CPU threads", "GPU", "best", spec.latency_unit, "runner-up",
               "runner-up ÷ best"]
     return lines + sink.place(f"{group.title}: best implementation per cell", header,
