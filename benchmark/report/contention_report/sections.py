@@ -164,8 +164,8 @@ def close_calls(group, verdicts):
     when no series of the group ran more than once. `verdicts` is (cell, faster, slower)
     per cell: our best series and the best peer, in the order of their medians. A verdict
     is a close call unless the faster one's slowest repetition beat the other's fastest:
-    each repetition places its object anew, and with one GPU block the placement alone
-    moves a case by up to 1.5x (benchmark/results/h200-one-block-placement)."""
+    each repetition places its object anew, and with one or eight GPU blocks the placement
+    alone moves a case by up to 1.5x (benchmark/results/h200-one-block-placement)."""
     ranges = {label: group.ranges(label, group.spec.latency) for label in group.series}
     if not any(ranges.values()):
         return None
