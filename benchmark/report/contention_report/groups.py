@@ -94,21 +94,20 @@ class Group:
 
     def values(self, label, counter):
         """{Cell: value} of one series for one counter, leaving out cells without it."""
-        found = {}
-        for cell, entry in self.series[label].items():
-            value = entry.counter(counter)
-            if value is not None:
-                found[cell] = value
-        return found
+        return self._per_cell(label, lambda entry: entry.counter(counter))
 
     def ranges(self, label, counter):
         """{Cell: (smallest, largest)} of one series for one counter over its repetitions,
         for the cells it ran more than once."""
+        return self._per_cell(label, lambda entry: entry.counter_range(counter))
+
+    def _per_cell(self, label, read):
+        """{Cell: read(entry)} of one series, leaving out cells where read gives None."""
         found = {}
         for cell, entry in self.series[label].items():
-            spread = entry.counter_range(counter)
-            if spread is not None:
-                found[cell] = spread
+            value = read(entry)
+            if value is not None:
+                found[cell] = value
         return found
 
     def ours(self):
