@@ -11,6 +11,8 @@ script; this is its command line.
 
 Usage:
     make_report.py --input results.json --output DIR [--command "..."] [--title "..."]
+
+The input may be xz-compressed (results.json.xz).
 """
 
 import argparse

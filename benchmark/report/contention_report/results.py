@@ -5,6 +5,7 @@ contention family sits in one Cell of the CPU-threads × GPU-configuration grid.
 """
 
 import json
+import lzma
 import math
 import statistics
 from dataclasses import dataclass, field
@@ -119,12 +120,16 @@ def numeric_counters(bench):
 
 
 def load_json(path):
-    """Read the file and check it has Google Benchmark's shape, so later steps can trust it."""
+    """Read the file (xz-compressed when its name ends in .xz, as large committed runs are)
+    and check it has Google Benchmark's shape, so later steps can trust it."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"input file {path} does not exist")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = lzma.decompress(path.read_bytes()) if path.suffix == ".xz" else path.read_bytes()
+        data = json.loads(raw.decode("utf-8"))
+    except lzma.LZMAError as error:
+        raise InputError(f"{path} is not xz-compressed: {error}") from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise InputError(f"{path} is not JSON: {error}") from error
     if (not isinstance(data, dict) or not isinstance(data.get("context"), dict)
