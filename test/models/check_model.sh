@@ -74,6 +74,10 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 cp "$model_dir/$model_name" "$work/" || exit 2
+# The headers that models share (#include "....pmh").
+for header in "$model_dir"/*.pmh; do
+  [ -e "$header" ] && { cp "$header" "$work/" || exit 2; }
+done
 cd "$work" || exit 2
 
 what="$model_name ${defs[*]:-} ($check${ltl:+ $ltl}, expect $mode${expect:+: $expect})"

@@ -12,10 +12,11 @@
  *                     (the body of try_lock_for / try_lock_until)
  * Memory word: locked_ (0 free, 1 held).
  *
- * Memory model: sequential consistency. Every load, store and read-modify-write of the
- * code is one atomic Promela step. The memory orders the code gives them (and the acquire
- * fence that follows a relaxed poll) are not modeled: the headers argue separately that
- * they give the same guarantees on the PTX / C++ memory models. Ghost variables are
+ * Memory model: sequential consistency by default. Every load, store and read-modify-write
+ * of the code is one atomic Promela step. -DWEAK_MEMORY adds message passing through the
+ * lock on weak memory (protected_data.pmh): each holder's section reads and writes a
+ * protected word, its write may wait in a store buffer until unlock()'s release store, and
+ * its read may be taken at any point after the acquire exchange. Ghost variables are
  * updated inside the step they describe. A poll that fails changes no shared state, so a
  * retry loop is modeled as a guard that blocks until the load would read 0 (equivalent
  * up to stuttering, for safety and for the ltl formulas under weak fairness).
@@ -31,12 +32,19 @@
  *   --ltl starve0    EXPECTED TO FAIL: P0 can wait forever while P1 keeps re-taking the
  *                    lock (an acceptance cycle): the lock is not starvation-free, as
  *                    mutex.hpp documents
+ *   -DWEAK_MEMORY    with --safety: also every holder reads the protected word as the
+ *                    previous holder left it
  * Seeded bugs (each must be caught by --safety):
  *   -DBUG_TEST_THEN_STORE     the exchange is replaced by a plain store of 1 after the
  *                             load (or its result is ignored): assertion violation
  *   -DBUG_TIMEOUT_KEEPS_LOCK  the timed path checks the deadline after an attempt that
  *                             took the lock and reports a timeout without unlocking:
  *                             the lock is never freed, an invalid end state (deadlock)
+ *   -DBUG_RELAXED_RELEASE     (with -DWEAK_MEMORY) unlock()'s store is relaxed: the next
+ *                             holder reads the word before the last write lands (assertion)
+ *   -DBUG_RELAXED_EXCHANGE    (with -DWEAK_MEMORY) the exchange is relaxed: a holder's read
+ *                             is taken before its exchange, while the previous holder may
+ *                             still be in its section (assertion)
  */
 
 #ifndef TRIES
@@ -47,6 +55,9 @@
 #endif
 
 byte locked = 0;      /* locked_ */
+
+#define NT 3
+#include "protected_data.pmh"
 
 /* ghosts */
 byte in_cs = 0;       /* threads inside the critical section */
@@ -61,13 +72,16 @@ bool cs[3];           /* holding the lock */
 inline try_lock(id, ok) {
   if
   :: locked == 0 ->                               /* load(relaxed) == 0 */
+#if defined(BUG_RELAXED_EXCHANGE)
+     READ_AHEAD(id);                              /* BUG: loads may pass the exchange */
+#endif
 #if defined(BUG_TEST_THEN_STORE)
      atomic { locked = 1; ok = true; ENTER(id) }  /* BUG: a store, not an exchange */
 #else
      atomic {                                     /* exchange(1) == 0 */
        if
        :: locked == 0 -> locked = 1; ok = true; ENTER(id)
-       :: else -> ok = false                      /* locked = 1 over 1: no change */
+       :: else -> ok = false; DROP_AHEAD(id)      /* locked = 1 over 1: no change */
        fi
      }
 #endif
@@ -91,6 +105,7 @@ inline lock(id, ok) {
 /* The debug load and the store merged: between them the others can only exchange 1 over 1. */
 inline unlock(id) {
   atomic {                                        /* the debug check, then store(0, release) */
+    RELEASE_READY(id) ->
     assert(locked != 0);
     locked = 0;
     in_cs--;
@@ -102,6 +117,7 @@ proctype locker(byte id) {
   bool ok;
   do
   :: lock(id, ok);
+     SECTION(id);
      unlock(id)
   od
 }
@@ -128,7 +144,7 @@ proctype timed(byte id) {
 #endif
      od;
      if
-     :: ok -> unlock(id)
+     :: ok -> SECTION(id); unlock(id)
      :: else -> skip
      fi
   :: else -> break
@@ -139,7 +155,8 @@ init {
   atomic {
     run locker(0);
     run locker(1);
-    run timed(2)
+    run timed(2);
+    START_DRAIN
   }
 }
 

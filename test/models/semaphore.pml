@@ -19,10 +19,13 @@
  * read as a signed number in [-M/2, M/2), exactly like the code's int32 cast.
  * The semaphore is built with count N (default 1; -DN=2) and LeastMaxValue = N.
  *
- * Memory model: sequential consistency. Every load, store and read-modify-write of the
- * code is one atomic Promela step. The memory orders the code gives them (and the acquire
- * fence that follows a relaxed poll) are not modeled: the headers argue separately that
- * they give the same guarantees on the PTX / C++ memory models. Ghost variables are
+ * Memory model: sequential consistency by default. Every load, store and read-modify-write
+ * of the code is one atomic Promela step. -DWEAK_MEMORY (with N = 1) adds message passing
+ * through the semaphore on weak memory (protected_data.pmh): each holder's section reads
+ * and writes a protected word, its write may wait in a store buffer until release()'s
+ * fetch_add, and its read may be taken at any point after the admitting poll, or in
+ * try_acquire() after the acquire load of permits_granted_ (before the compare-exchange).
+ * The debug check's loads in release() are relaxed and decide nothing. Ghost variables are
  * updated inside the step they describe. The poll of acquire() changes no shared state while
  * it fails, so it is modeled as a guard that blocks until the ticket is admitted
  * (equivalent up to stuttering).
@@ -64,6 +67,8 @@
  *   --ltl live0, --ltl live1
  *                  starvation freedom under weak fairness: every acquire() eventually
  *                  returns, since every holder releases
+ *   -DWEAK_MEMORY  with N = 1 and --safety: also every holder reads the protected word as
+ *                  the previous holder left it
  * Seeded bugs:
  *   -DBUG_RELEASE_NONATOMIC  release() loads permits_granted_ and stores g + n (two
  *                            steps): a lost release breaks conservation (needs N >= 2,
@@ -74,6 +79,14 @@
  *                            unsigned values instead of by wrapping distance: once the
  *                            counters wrap, an admitted ticket (M - 1 with
  *                            permits_granted_ == 0) never reads as admitted: deadlock
+ *   -DBUG_RELAXED_RELEASE    (with -DWEAK_MEMORY) release()'s fetch_add is relaxed: the
+ *                            next holder reads the word before the last write lands
+ *                            (assertion)
+ *   -DBUG_RELAXED_ADMISSION  (with -DWEAK_MEMORY) acquire()'s poll is relaxed and no fence
+ *                            follows: a holder's read is taken while it still waits
+ *                            (assertion)
+ *   -DBUG_RELAXED_TRY        (with -DWEAK_MEMORY) try_acquire() loads permits_granted_
+ *                            relaxed: its read may be taken before that load (assertion)
  */
 
 #ifndef N
@@ -99,6 +112,12 @@
 
 byte taken = 0;       /* tickets_taken_ (mod M) */
 byte granted = N;     /* permits_granted_ (mod M): the initial count N */
+
+#if defined(WEAK_MEMORY) && N != 1
+#error "semaphore.pml: -DWEAK_MEMORY checks one permit's sections (N = 1)"
+#endif
+#define NT 3
+#include "protected_data.pmh"
 
 /* ghosts */
 byte holders = 0;     /* permits held by threads whose acquire returned */
@@ -134,6 +153,9 @@ inline acquire(id) {
     my[id] = taken; taken = (taken + 1) % M; BUMP;
     owned++; waiting[id] = true
   }
+#if defined(BUG_RELAXED_ADMISSION)
+  READ_AHEAD(id);                                 /* BUG: loads may pass the poll */
+#endif
   atomic {                                        /* wait_for_turn: admitted when to_go <= 0 */
 #if defined(BUG_WAIT_UNSIGNED)
     my[id] < granted ->                           /* BUG: unsigned compare, no wrap */
@@ -160,7 +182,7 @@ inline release(id, n, g) {
   }
 #else
   atomic {                                        /* granted.fetch_add(n, release) */
-    FITS(n) && ROOM ->
+    FITS(n) && ROOM && RELEASE_READY(id) ->
     granted = (granted + n) % M; BUMP;
     owned = owned - n; holders = holders - n
   }
@@ -175,15 +197,19 @@ inline try_acquire(id, ok, g, t) {
   :: atomic { DIST((t + 1) % M, granted) > 0 -> ok = false; t = 0 }  /* ... and abandoned */
   fi
 #else
-  atomic { g = granted; OPEN(id) }                   /* g = granted.load()         */
+#if defined(BUG_RELAXED_TRY)
+  READ_AHEAD(id);                                    /* BUG: loads may pass the granted load */
+#endif
+  atomic { g = granted; OPEN(id) }                   /* g = granted.load(acquire)  */
+  READ_AHEAD(id);
   t = taken;                                         /* t = taken.load(relaxed) */
   if
-  :: DIST(g, t) <= 0 -> atomic { ok = false; CLOSE(id); g = 0; t = 0 }
+  :: DIST(g, t) <= 0 -> atomic { ok = false; CLOSE(id); g = 0; t = 0; DROP_AHEAD(id) }
   :: else ->
      atomic {                                     /* compare_exchange_strong(t, t + 1) */
        if
        :: taken == t -> taken = (t + 1) % M; ok = true; owned++; holders++; assert(holders <= N)
-       :: else -> ok = false
+       :: else -> ok = false; DROP_AHEAD(id)
        fi;
        CLOSE(id); g = 0; t = 0
      }
@@ -198,7 +224,7 @@ proctype acquirer(byte id) {
   :: id == 0 -> acquire(id); acquire(id); release(id, 2, g)
   :: id != 0 -> acquire(id); release(id, 1, g)
 #else
-  :: acquire(id); release(id, 1, g)
+  :: acquire(id); SECTION(id); release(id, 1, g)
 #endif
   od
 }
@@ -221,7 +247,7 @@ proctype timed(byte id) {
      :: !ok -> break                              /* deadline passed: returns false */
      od;
      if
-     :: ok -> release(id, 1, g)
+     :: ok -> SECTION(id); release(id, 1, g)
      :: else -> skip
      fi
   :: else -> break
@@ -241,7 +267,8 @@ init {
   atomic {
     run acquirer(0);
     run acquirer(1);
-    run timed(2)
+    run timed(2);
+    START_DRAIN
   }
 }
 

@@ -17,10 +17,12 @@
  * Memory words: tickets_taken_ and tickets_served_, 32-bit wrapping counters; here both are
  * counters modulo M (default 8, 3 bits), so they wrap many times in every infinite run.
  *
- * Memory model: sequential consistency. Every load, store and read-modify-write of the
- * code is one atomic Promela step. The memory orders the code gives them (and the acquire
- * fence that follows a relaxed poll) are not modeled: the headers argue separately that
- * they give the same guarantees on the PTX / C++ memory models. Ghost variables are
+ * Memory model: sequential consistency by default. Every load, store and read-modify-write
+ * of the code is one atomic Promela step. -DWEAK_MEMORY adds message passing through the
+ * lock on weak memory (protected_data.pmh): each holder's section reads and writes a
+ * protected word, its write may wait in a store buffer until unlock()'s release store, and
+ * its read may be taken at any point after the admitting poll, or in try_lock() after the
+ * acquire load of tickets_served_ (before the compare-exchange). Ghost variables are
  * updated inside the step they describe. The poll of lock() changes no shared state while it
  * fails, so it is modeled as a guard that blocks until tickets_served_ equals the ticket
  * (equivalent up to stuttering).
@@ -51,6 +53,8 @@
  *   --ltl live0, --ltl live1
  *                  starvation freedom under weak fairness: a thread in lock() eventually
  *                  holds the lock, with the timed thread present
+ *   -DWEAK_MEMORY  with --safety: also every holder reads the protected word as the
+ *                  previous holder left it
  * Seeded bugs:
  *   -DBUG_UNLOCK_SKIPS       unlock() stores served + 2: FIFO assertion (--safety)
  *   -DBUG_TRY_TAKES_TICKET   try_lock() takes a ticket with fetch_add and abandons it when
@@ -59,6 +63,13 @@
  *                            find the starvation (--ltl live0, acceptance cycle)
  *   -DBUG_TRY_PLAIN_STORE    try_lock() writes e + 1 with a plain store instead of the
  *                            compare-exchange: mutual exclusion / FIFO assertion
+ *   -DBUG_RELAXED_RELEASE    (with -DWEAK_MEMORY) unlock()'s store is relaxed: the next
+ *                            holder reads the word before the last write lands (assertion)
+ *   -DBUG_RELAXED_ADMISSION  (with -DWEAK_MEMORY) lock()'s poll is relaxed and no fence
+ *                            follows: a holder's read is taken while it still waits
+ *                            (assertion)
+ *   -DBUG_RELAXED_TRY        (with -DWEAK_MEMORY) try_lock() loads tickets_served_ relaxed:
+ *                            its read may be taken before that load (assertion)
  */
 
 #ifndef M
@@ -76,6 +87,9 @@
 
 byte taken = 0;       /* tickets_taken_ (mod M) */
 byte served = 0;      /* tickets_served_ (mod M) */
+
+#define NT 3
+#include "protected_data.pmh"
 
 /* ghosts */
 byte in_cs = 0;       /* threads inside the critical section */
@@ -107,6 +121,9 @@ inline lock(id, my) {
     my = taken; taken = (taken + 1) % M; BUMP;
     owners++; waiting[id] = true
   }
+#if defined(BUG_RELAXED_ADMISSION)
+  READ_AHEAD(id);                                 /* BUG: loads may pass the poll */
+#endif
   atomic {                                        /* wait_for_turn: my - served == 0 */
     (my + M - served) % M == 0 -> ENTER(id, my)
   }
@@ -116,7 +133,7 @@ inline unlock(id, t) {
   t = served;                                     /* t = served.load(relaxed) */
   assert(taken != t);                             /* debug check: taken.load(relaxed) != t */
   atomic {                                        /* served.store(t + 1, release) */
-    ROOM ->
+    ROOM && RELEASE_READY(id) ->
 #if defined(BUG_UNLOCK_SKIPS)
     served = (t + 2) % M;                         /* BUG: skips a ticket */
 #else
@@ -135,10 +152,14 @@ inline try_lock(id, ok, s, e) {
   :: atomic { served != e -> ok = false }         /* ... and abandoned */
   fi
 #else
-  atomic { s = served; win = true; win_seen = 0 } /* s = served.load()          */
+#if defined(BUG_RELAXED_TRY)
+  READ_AHEAD(id);                                 /* BUG: loads may pass the served load */
+#endif
+  atomic { s = served; win = true; win_seen = 0 } /* s = served.load(acquire)   */
+  READ_AHEAD(id);
   e = taken;                                      /* e = taken.load(relaxed) */
   if
-  :: e != s -> atomic { ok = false; win = false; win_seen = 0; s = 0; e = 0 }
+  :: e != s -> atomic { ok = false; win = false; win_seen = 0; s = 0; e = 0; DROP_AHEAD(id) }
   :: else ->
 #if defined(BUG_TRY_PLAIN_STORE)
      atomic {                                     /* BUG: a plain store of e + 1 */
@@ -149,7 +170,7 @@ inline try_lock(id, ok, s, e) {
      atomic {                                     /* compare_exchange_strong(e, e + 1) */
        if
        :: taken == e -> taken = (e + 1) % M; ok = true; owners++; ENTER(id, e)
-       :: else -> ok = false
+       :: else -> ok = false; DROP_AHEAD(id)
        fi;
        win = false; win_seen = 0; s = 0; e = 0    /* (dead values cleared) */
      }
@@ -162,6 +183,7 @@ proctype locker(byte id) {
   byte my;
   do
   :: lock(id, my);
+     SECTION(id);
      unlock(id, my)
   od
 }
@@ -184,7 +206,7 @@ proctype timed(byte id) {
      :: !ok -> break                              /* deadline passed: returns false */
      od;
      if
-     :: ok -> unlock(id, t); t = 0
+     :: ok -> SECTION(id); unlock(id, t); t = 0
      :: else -> skip
      fi
   :: else -> break
@@ -203,7 +225,8 @@ init {
   atomic {
     run locker(0);
     run locker(1);
-    run timed(2)
+    run timed(2);
+    START_DRAIN
   }
 }
 
