@@ -71,12 +71,22 @@
  * (detail::hint_polls), so the hint changes when a waiter looks, never what it sees:
  * nondeterministically skipping the hint is the waiter modeled here.
  *
- * Memory model: sequential consistency. Every read-modify-write of the code is one
- * atomic Promela step; a drop's load and compare-and-swap retried until it succeeds is
- * one guarded atomic step (equivalent up to stuttering). The memory orders are not
- * modeled: the header argues separately that they give the same guarantees on the PTX /
- * C++ memory models. The poll of wait() changes no shared state while it fails, so it is
- * modeled as a guard that blocks until the phase number has passed the token's.
+ * Memory model: sequential consistency by default. Every read-modify-write of the code is
+ * one atomic Promela step; a drop's load and compare-and-swap retried until it succeeds
+ * is one guarded atomic step (equivalent up to stuttering). The poll of wait() changes no
+ * shared state while it fails, so it is modeled as a guard that blocks until the phase
+ * number has passed the token's.
+ * -DWEAK_MEMORY (without -DOVER) adds message passing through the barrier on weak
+ * memory: before each arrival (or drop) a participant writes the phase into a word of its
+ * own; that write waits in its store buffer (one slot) until the drain process makes it
+ * visible, and the participant's first read-modify-write of the arrival (acq_rel in the
+ * code) waits until it is. After its wait returns, each participant reads every word and
+ * checks that everyone who arrives in that phase has written it; so does the completion
+ * function when it runs. A read may be taken early: the code's reads follow the acquire
+ * of the poll (or of the thread's own completing addition), so correct code takes them
+ * there; -DBUG_RELAXED_WAIT lets them be taken between the arrival and the wait (a
+ * relaxed poll without a fence after it), -DBUG_RELAXED_ARRIVAL lets the arrival's
+ * addition pass the participant's write (a relaxed arrival). Both are caught.
  *
  * Actors (default): 3 participants and PHASES (default 5) phases. P0 arrives with weight
  * W0 (default 1; -DW0=2 models a group of two threads counted with one addition, as
@@ -115,6 +125,8 @@
  *                    no deadlock (no invalid end state), also under split-phase use, with
  *                    one participant, and used by more threads than it expects
  *   --ltl all_finish under weak fairness every participant eventually finishes
+ *   -DWEAK_MEMORY    with --safety: also every participant, and the completion function,
+ *                    sees the writes every participant made before arriving in the phase
  * Seeded bugs:
  *   -DBUG_WAIT_INVERTED        wait() polls until the phase number has NOT passed the
  *                              token's: leaves at once (assertion)
@@ -145,6 +157,11 @@
  *                              next phase's first arrival armed it already, it is armed
  *                              twice and completes before its arrivals are in (assertion:
  *                              a carry before the abstract phase ended)
+ *   -DBUG_RELAXED_ARRIVAL      (with -DWEAK_MEMORY) an arrival does not wait for the
+ *                              participant's write: a waiter (or the completion function)
+ *                              reads the word before it lands (assertion)
+ *   -DBUG_RELAXED_WAIT         (with -DWEAK_MEMORY) a participant's reads may be taken
+ *                              before its wait returns (assertion)
  */
 
 #ifndef PHASES
@@ -205,6 +222,60 @@ byte uncounted[MAXPH];         /* drops of abstract phase k that left their arri
 bit sig[PHASES + 1];           /* split-phase use: the signaller's action in phase k */
 byte round_in[ROUNDS + 1];     /* OVER: participants through round r */
 
+#if defined(WEAK_MEMORY)
+#if defined(OVER)
+#error "barrier.pml: -DWEAK_MEMORY models phases of the participants' own (not -DOVER)"
+#endif
+/* Participant j's word: the phase + 1 it last arrived in, as memory holds it; its pending
+   write; a participant's early reads of the three words. */
+byte wrote[3];
+bool pending[3];
+byte pending_value[3];
+bool has_ahead[3];
+byte early[9];
+#define DROP_PHASE_OF(j) ((j) == 0 -> D0 : ((j) == 1 -> D1 : DROP_PHASE))
+#define VIEW(i, j) (has_ahead[i] -> early[(i) * 3 + (j)] : ((j) == (i) && pending[i] -> pending_value[i] : wrote[j]))
+/* Participant j's write of phase k is visible to i, if j arrives in phase k. */
+#define SEES1(i, j, k) ((k) > DROP_PHASE_OF(j) || VIEW(i, j) > (k))
+#define SEES(i, k) (SEES1(i, 0, k) && SEES1(i, 1, k) && SEES1(i, 2, k))
+#define WRITE_PHASE(id, k) atomic { pending[id] = true; pending_value[id] = (k) + 1 }
+#if defined(BUG_RELAXED_ARRIVAL)
+#define ARRIVAL_READY(id) true
+#else
+#define ARRIVAL_READY(id) (!pending[id])
+#endif
+#define CHECK_PHASE(id, k) atomic { assert(SEES(id, k)); has_ahead[id] = false }
+#if defined(BUG_RELAXED_WAIT)
+#define READ_AHEAD(id) \
+  if \
+  :: atomic { \
+       !has_ahead[id] -> has_ahead[id] = true; \
+       early[(id) * 3] = VIEW(id, 0); early[(id) * 3 + 1] = VIEW(id, 1); early[(id) * 3 + 2] = VIEW(id, 2) \
+     } \
+  :: skip \
+  fi
+#else
+#define READ_AHEAD(id) skip
+#endif
+#define DRAIN(j) :: atomic { pending[j] -> wrote[j] = pending_value[j]; pending[j] = false; pending_value[j] = 0 }
+/* Makes the participants' pending writes visible, one at a time, in any order. */
+proctype drain() {
+end:
+  do
+  DRAIN(0)
+  DRAIN(1)
+  DRAIN(2)
+  od
+}
+#define START_DRAIN run drain()
+#else
+#define WRITE_PHASE(id, k) skip
+#define ARRIVAL_READY(id) true
+#define CHECK_PHASE(id, k) skip
+#define READ_AHEAD(id) skip
+#define START_DRAIN skip
+#endif
+
 #if defined(SPLIT)
 #define SPLIT_USE 1
 #define IN(d, k) ((d) >= (k) -> 1 : 0)
@@ -258,7 +329,12 @@ inline complete_phase(k, aph, acnt, apar) {
 #else
   atomic {                                             /* completion_() */
     completions[k]++; assert(completions[k] == 1);
-    assert(abs_phase > k)                              /* after every arrival of phase k */
+    assert(abs_phase > k);                             /* after every arrival of phase k */
+#if defined(WEAK_MEMORY)
+    assert(SEES(id, k))                                /* and sees what they wrote */
+#else
+    skip
+#endif
   }
   atomic { add_to_count(HEADROOM); aph = phase; acnt = count; apar = parts }  /* fetch_add(HEADROOM) */
 #endif
@@ -374,6 +450,7 @@ inline place(bph, bcnt, bpar, r, ph) {
    gets the phase of rank w - 1, `done` whether this thread's own additions completed it */
 inline arrive(w, drop, last, done) {
   atomic {
+    ARRIVAL_READY(id) ->                               /* acq_rel: the write is visible */
     if
     :: drop ->                                         /* the exchange */
        bph = phase; bcnt = count;
@@ -498,19 +575,23 @@ proctype participant(byte id; byte w; byte d) {
   do
   :: k < PHASES && k != d ->                          /* arrive, (signal), wait */
      before_arrival(id, k);
+     WRITE_PHASE(id, k);
      arrive(w, 0, tok, done);
      after_arrival(id, k, tok, done);
+     READ_AHEAD(id);
 #if defined(EAGER)
      if
      :: k + 1 == d -> completions[tok] == 1            /* told by the completion: drops while it runs */
-     :: else -> wait(tok, done)
+     :: else -> wait(tok, done); CHECK_PHASE(id, tok)
      fi;
 #else
      wait(tok, done);
+     CHECK_PHASE(id, tok);
 #endif
      k++
   :: k < PHASES && k == d ->                          /* arrive_and_drop() */
      before_arrival(id, k);
+     WRITE_PHASE(id, k);
      arrive(1, 1, tok, done);
      after_arrival(id, k, tok, done);
      break
@@ -524,7 +605,8 @@ init {
   atomic {
     run participant(0, W0, D0);
     run participant(1, 1, D1);
-    run participant(2, 1, DROP_PHASE)
+    run participant(2, 1, DROP_PHASE);
+    START_DRAIN
   };
   finished == 3;
   assert(phase == abs_phase)                          /* every phase that ended was completed */
