@@ -82,11 +82,12 @@
  * visible, and the participant's first read-modify-write of the arrival (acq_rel in the
  * code) waits until it is. After its wait returns, each participant reads every word and
  * checks that everyone who arrives in that phase has written it; so does the completion
- * function when it runs. A read may be taken early: the code's reads follow the acquire
- * of the poll (or of the thread's own completing addition), so correct code takes them
- * there; -DBUG_RELAXED_WAIT lets them be taken between the arrival and the wait (a
- * relaxed poll without a fence after it), -DBUG_RELAXED_ARRIVAL lets the arrival's
- * addition pass the participant's write (a relaxed arrival). Both are caught.
+ * function when it runs (-DCOMPLETION), which also writes a word of its own that the
+ * carry after it (a release in the code) must make visible to every waiter of the phase.
+ * A read may be taken early: the code's reads follow the acquire of the poll, or of the
+ * thread's own completing addition, so correct code takes them there. Seeded bugs move
+ * that point or drop a release, below; -DCOMPLETION_CHECK_ONLY leaves the check to the
+ * completion function alone, to show that it catches them too.
  *
  * Actors (default): 3 participants and PHASES (default 5) phases. P0 arrives with weight
  * W0 (default 1; -DW0=2 models a group of two threads counted with one addition, as
@@ -161,7 +162,15 @@
  *                              participant's write: a waiter (or the completion function)
  *                              reads the word before it lands (assertion)
  *   -DBUG_RELAXED_WAIT         (with -DWEAK_MEMORY) a participant's reads may be taken
- *                              before its wait returns (assertion)
+ *                              before its wait returns (a relaxed poll without a fence
+ *                              after it; assertion)
+ *   -DBUG_RELEASE_ONLY_ARRIVAL (with -DWEAK_MEMORY) the arrival releases but does not
+ *                              acquire: the reads of a participant whose own addition
+ *                              completed the phase (or of the completion function it
+ *                              runs) may be taken before its arrival (assertion)
+ *   -DBUG_RELAXED_CARRY        (with -DWEAK_MEMORY -DCOMPLETION) the carry after the
+ *                              completion function is relaxed: a waiter reads the
+ *                              completion's word before its write lands (assertion)
  */
 
 #ifndef PHASES
@@ -232,11 +241,24 @@ byte wrote[3];
 bool pending[3];
 byte pending_value[3];
 bool has_ahead[3];
-byte early[9];
+byte early[12];              /* i * 4 + j: participant j's word (j < 3), the completion's (3) */
+/* With -DCOMPLETION: the word the completion function writes (the phase + 1 it ran for),
+   as memory holds it, and its write pending in the running thread's buffer (a slot of its
+   own: another address than the participant's word). */
+byte completion_word = 0;
+bool cpending[3];
+byte cpending_value[3];
 #define DROP_PHASE_OF(j) ((j) == 0 -> D0 : ((j) == 1 -> D1 : DROP_PHASE))
-#define VIEW(i, j) (has_ahead[i] -> early[(i) * 3 + (j)] : ((j) == (i) && pending[i] -> pending_value[i] : wrote[j]))
+#define VIEW(i, j) (has_ahead[i] -> early[(i) * 4 + (j)] : ((j) == (i) && pending[i] -> pending_value[i] : wrote[j]))
+#define VIEW_COMPLETION(i) (has_ahead[i] -> early[(i) * 4 + 3] : (cpending[i] -> cpending_value[i] : completion_word))
 /* Participant j's write of phase k is visible to i, if j arrives in phase k. */
 #define SEES1(i, j, k) ((k) > DROP_PHASE_OF(j) || VIEW(i, j) > (k))
+#if defined(COMPLETION)
+/* A waiter released from phase k also sees what the completion of phase k wrote. */
+#define SEES_COMPLETION(i, k) (VIEW_COMPLETION(i) > (k))
+#else
+#define SEES_COMPLETION(i, k) true
+#endif
 #define SEES(i, k) (SEES1(i, 0, k) && SEES1(i, 1, k) && SEES1(i, 2, k))
 #define WRITE_PHASE(id, k) atomic { pending[id] = true; pending_value[id] = (k) + 1 }
 #if defined(BUG_RELAXED_ARRIVAL)
@@ -244,21 +266,51 @@ byte early[9];
 #else
 #define ARRIVAL_READY(id) (!pending[id])
 #endif
-#define CHECK_PHASE(id, k) atomic { assert(SEES(id, k)); has_ahead[id] = false }
-#if defined(BUG_RELAXED_WAIT)
-#define READ_AHEAD(id) \
+/* The completion's write, and the carry after it (a release in the code). */
+#define WRITE_COMPLETION(id, k) cpending[id] = true; cpending_value[id] = (k) + 1
+#if defined(BUG_RELAXED_CARRY)
+#define CARRY_READY(id) true
+#else
+#define CARRY_READY(id) (!cpending[id])
+#endif
+#define DROP_READS(id) has_ahead[id] = false
+#if defined(COMPLETION_CHECK_ONLY)
+#define CHECK_PHASE(id, k) DROP_READS(id)
+#else
+#define CHECK_PHASE(id, k) atomic { assert(SEES(id, k) && SEES_COMPLETION(id, k)); has_ahead[id] = false }
+#endif
+#define TAKE_AHEAD(id) \
   if \
   :: atomic { \
        !has_ahead[id] -> has_ahead[id] = true; \
-       early[(id) * 3] = VIEW(id, 0); early[(id) * 3 + 1] = VIEW(id, 1); early[(id) * 3 + 2] = VIEW(id, 2) \
+       early[(id) * 4] = VIEW(id, 0); early[(id) * 4 + 1] = VIEW(id, 1); early[(id) * 4 + 2] = VIEW(id, 2); \
+       early[(id) * 4 + 3] = VIEW_COMPLETION(id) \
      } \
   :: skip \
   fi
+/* Where a participant's reads may be taken early: after its arrival with a relaxed poll;
+   before it with a release-only arrival (its own completing addition, or the completion
+   function it runs, then acquires nothing; a poll still orders the reads after it). */
+#if defined(BUG_RELAXED_WAIT)
+#define READ_AHEAD(id) TAKE_AHEAD(id)
 #else
 #define READ_AHEAD(id) skip
 #endif
-#define DRAIN(j) :: atomic { pending[j] -> wrote[j] = pending_value[j]; pending[j] = false; pending_value[j] = 0 }
-/* Makes the participants' pending writes visible, one at a time, in any order. */
+#if defined(BUG_RELEASE_ONLY_ARRIVAL)
+#define READ_BEFORE_ARRIVAL(id) TAKE_AHEAD(id)
+#else
+#define READ_BEFORE_ARRIVAL(id) skip
+#endif
+#if defined(BUG_RELAXED_WAIT)
+#define POLL_ORDERS_READS(id) skip
+#else
+#define POLL_ORDERS_READS(id) has_ahead[id] = false
+#endif
+#define DRAIN(j) \
+  :: atomic { pending[j] -> wrote[j] = pending_value[j]; pending[j] = false; pending_value[j] = 0 } \
+  :: atomic { cpending[j] -> completion_word = cpending_value[j]; cpending[j] = false; cpending_value[j] = 0 }
+/* Makes the participants' and the completions' pending writes visible, one at a time, in
+   any order. */
 proctype drain() {
 end:
   do
@@ -271,8 +323,13 @@ end:
 #else
 #define WRITE_PHASE(id, k) skip
 #define ARRIVAL_READY(id) true
+#define WRITE_COMPLETION(id, k) skip
+#define CARRY_READY(id) true
 #define CHECK_PHASE(id, k) skip
 #define READ_AHEAD(id) skip
+#define READ_BEFORE_ARRIVAL(id) skip
+#define POLL_ORDERS_READS(id) skip
+#define DROP_READS(id) skip
 #define START_DRAIN skip
 #endif
 
@@ -331,12 +388,14 @@ inline complete_phase(k, aph, acnt, apar) {
     completions[k]++; assert(completions[k] == 1);
     assert(abs_phase > k);                             /* after every arrival of phase k */
 #if defined(WEAK_MEMORY)
-    assert(SEES(id, k))                                /* and sees what they wrote */
-#else
-    skip
+    assert(SEES(id, k));                               /* and sees what they wrote */
 #endif
+    WRITE_COMPLETION(id, k)
   }
-  atomic { add_to_count(HEADROOM); aph = phase; acnt = count; apar = parts }  /* fetch_add(HEADROOM) */
+  atomic {                                             /* fetch_add(HEADROOM, release) */
+    CARRY_READY(id) ->
+    add_to_count(HEADROOM); aph = phase; acnt = count; apar = parts
+  }
 #endif
 #endif
   skip
@@ -527,6 +586,7 @@ inline wait(tok, done) {
 #else
        phase > tok ->
 #endif
+       POLL_ORDERS_READS(id);                          /* an acquire: later reads stay after it */
        assert(completions[tok] == 1);                  /* phase completed (and its completion ran) ... */
        assert(abs_phase > tok)                         /* ... after all its arrivals */
      }
@@ -576,12 +636,13 @@ proctype participant(byte id; byte w; byte d) {
   :: k < PHASES && k != d ->                          /* arrive, (signal), wait */
      before_arrival(id, k);
      WRITE_PHASE(id, k);
+     READ_BEFORE_ARRIVAL(id);
      arrive(w, 0, tok, done);
      after_arrival(id, k, tok, done);
      READ_AHEAD(id);
 #if defined(EAGER)
      if
-     :: k + 1 == d -> completions[tok] == 1            /* told by the completion: drops while it runs */
+     :: k + 1 == d -> completions[tok] == 1; DROP_READS(id)  /* told by the completion: drops while it runs */
      :: else -> wait(tok, done); CHECK_PHASE(id, tok)
      fi;
 #else

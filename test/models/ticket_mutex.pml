@@ -20,9 +20,10 @@
  * Memory model: sequential consistency by default. Every load, store and read-modify-write
  * of the code is one atomic Promela step. -DWEAK_MEMORY adds message passing through the
  * lock on weak memory (protected_data.pmh): each holder's section reads and writes a
- * protected word, its write may wait in a store buffer until unlock()'s release store, and
- * its read may be taken at any point after the admitting poll, or in try_lock() after the
- * acquire load of tickets_served_ (before the compare-exchange). Ghost variables are
+ * protected word, its write may wait in a store buffer until unlock()'s release (a store,
+ * or on the GPU below system scope a fetch_add), and its read may be taken at any point
+ * after the admitting poll, or in try_lock() after the acquire load of tickets_served_
+ * (before the compare-exchange). Ghost variables are
  * updated inside the step they describe. The poll of lock() changes no shared state while it
  * fails, so it is modeled as a guard that blocks until tickets_served_ equals the ticket
  * (equivalent up to stuttering).
