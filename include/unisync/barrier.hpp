@@ -12,6 +12,7 @@
 #include <cuda/std/cstddef>
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
+#include <cuda/std/utility>
 
 #include <chrono>
 
@@ -160,7 +161,7 @@ class basic_barrier {
   UNISYNC_HOST_DEVICE constexpr explicit basic_barrier(cuda::std::ptrdiff_t expected,
                                                        CompletionFunction completion = CompletionFunction())
       : word_(static_cast<cuda::std::uint64_t>(expected)),  // count 0: the first arrival arms
-        completion_(completion)
+        completion_(cuda::std::move(completion))
   {
     UNISYNC_EXPECTS(expected >= 0 && expected <= max(), "barrier(expected) needs 0 <= expected <= max()");
   }

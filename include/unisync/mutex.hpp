@@ -57,8 +57,8 @@ class basic_mutex {
   /// Cost: one relaxed load, and one exchange at `Scope` if the lock looked free.
   UNISYNC_HOST_DEVICE bool try_lock() noexcept;
 
-  /// Releases the lock. Preconditions: the calling thread holds it (checked in debug
-  /// builds). Cost: one release store at `Scope`.
+  /// Releases the lock. Preconditions: the calling thread holds it (debug builds check
+  /// that someone holds it: the lock keeps no owner). Cost: one release store at `Scope`.
   UNISYNC_HOST_DEVICE void unlock();
 
   /// @{

@@ -14,6 +14,7 @@
 #include <cuda/std/cstddef>
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
+#include <cuda/std/utility>
 
 #include <chrono>
 
@@ -181,7 +182,7 @@ class basic_partitioned_barrier {
                                                                    CompletionFunction completion = CompletionFunction())
       : central_{expected == 0 ? (cuda::std::uint64_t{1} << phase_shift) | central_bias
                                : static_cast<cuda::std::uint64_t>(expected) + central_bias,
-                 static_cast<cuda::std::uint32_t>(expected), 0, 0, completion},
+                 static_cast<cuda::std::uint32_t>(expected), 0, 0, cuda::std::move(completion)},
         // Without participants there is no first phase to learn a split in: both sides
         // start with none, and an arrival is refused as on a side without participants.
         cpu_{expected == 0 ? 0 : learning_flag | learning_base},

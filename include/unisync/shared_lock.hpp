@@ -20,10 +20,11 @@ namespace unisync {
  * Tags as std: `std::defer_lock` (do not lock), `std::try_to_lock` (try once),
  * `std::adopt_lock` (the calling thread already holds it shared). Timeouts are durations or
  * time points of `cuda::std::chrono` (both sides) or `std::chrono` (host). Misuse that std
- * reports with std::system_error (locking a lock it owns, unlocking one it does not own,
- * locking without a mutex) is a violated precondition here, checked in debug builds
- * (UNISYNC_ASSERT: the host throws unisync::error, the device traps), because the device
- * has no exceptions.
+ * reports with std::system_error is checked in every build: locking one that owns its
+ * mutex (resource_deadlock_would_occur), locking one without a mutex or unlocking one that
+ * does not own it (operation_not_permitted). The host throws std::system_error with that
+ * condition, as std does; the device, which has no exceptions, fails the kernel with
+ * `cudaErrorAssert`.
  */
 template <class Mutex>
 class shared_lock {
@@ -109,8 +110,8 @@ class shared_lock {
     return *this;
   }
 
-  /// Preconditions (for this and every locking member below): it has a mutex and does not
-  /// own it.
+  /// Misuse (for this and every locking member below): it has no mutex, or owns it (see the
+  /// class).
   UNISYNC_HOST_DEVICE void lock()
   {
     check_can_lock();
@@ -157,10 +158,11 @@ class shared_lock {
     return owns_;
   }
   /// @}
-  /// Preconditions: it owns the hold.
+  /// Misuse: it does not own the hold (see the class).
   UNISYNC_HOST_DEVICE void unlock()
   {
-    UNISYNC_ASSERT(owns_, "shared_lock::unlock() without owning the lock: call it only while owns_lock()");
+    UNISYNC_CHECK_LOCK_USE(owns_, std::errc::operation_not_permitted,
+                           "shared_lock::unlock() without owning the lock: call it only while owns_lock()");
     mutex_->unlock_shared();
     owns_ = false;
   }
@@ -194,8 +196,10 @@ class shared_lock {
  private:
   UNISYNC_HOST_DEVICE void check_can_lock() const
   {
-    UNISYNC_ASSERT(mutex_ != nullptr, "shared_lock has no mutex to lock: construct it with one, or move one in");
-    UNISYNC_ASSERT(!owns_, "shared_lock already owns its mutex: unlock() it before locking again");
+    UNISYNC_CHECK_LOCK_USE(mutex_ != nullptr, std::errc::operation_not_permitted,
+                           "shared_lock has no mutex to lock: construct it with one, or move one in");
+    UNISYNC_CHECK_LOCK_USE(!owns_, std::errc::resource_deadlock_would_occur,
+                           "shared_lock already owns its mutex: unlock() it before locking again");
   }
 
   Mutex* mutex_ = nullptr;

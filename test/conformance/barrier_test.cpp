@@ -177,6 +177,33 @@ TYPED_TEST(ConformanceBarrier, CompletionRunsOncePerPhaseBeforeAnyWaiterIsReleas
   EXPECT_EQ(released_early->load(), 0) << "a waiter left before its phase's completion";
 }
 
+/// A completion function that can be moved but not copied, and runs as a non-const lvalue.
+struct move_only_completion {
+  std::atomic<int>* runs;
+  std::unique_ptr<int> owned = std::make_unique<int>(0);  // what makes it move-only
+  void operator()() noexcept { runs->fetch_add(1, std::memory_order_relaxed); }
+};
+
+// [thread.barrier.class] CompletionFunction meets Cpp17MoveConstructible (not copyable) and
+// is_nothrow_invocable_v<CompletionFunction&>; the constructor initializes completion with
+// std::move(f).
+TYPED_TEST(ConformanceBarrier, TakesAMoveOnlyCompletionFunction)
+{
+  static_assert(!std::is_copy_constructible_v<move_only_completion>);
+  constexpr int participants = 2;
+  constexpr int phases = 100;
+  auto runs = std::make_shared<std::atomic<int>>(0);
+  auto barrier = TestFixture::template make<move_only_completion>(participants, move_only_completion{runs.get()});
+  std::vector<std::unique_ptr<bounded_thread>> threads;
+  for (int participant = 0; participant < participants; ++participant) {
+    threads.push_back(std::make_unique<bounded_thread>([barrier] {
+      for (int phase = 0; phase < phases; ++phase) barrier->arrive_and_wait();
+    }));
+  }
+  for (auto& thread : threads) ASSERT_TRUE(thread->returned_within());
+  EXPECT_EQ(runs->load(), phases);
+}
+
 // [thread.barrier.class] arrive then wait: in every phase a participant may arrive, then
 // do what another participant waits for before it arrives, then wait (split-phase use),
 // each participant leading in every other phase; 1000 phases.

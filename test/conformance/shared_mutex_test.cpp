@@ -3,10 +3,10 @@
 // [thread.sharedmutex.class], and unisync::shared_lock against [thread.lock.shared], member
 // by member, on CPU threads. Writers excluding readers under contention and the starvation
 // bounds are test/host/shared_mutex_test.cpp's; this file holds each clause's guarantees,
-// each wait bounded. Misuse that std reports with std::system_error is a precondition here,
-// checked with UNISYNC_ENABLE_ASSERTIONS (on in this suite).
+// each wait bounded. Misuse that std reports with std::system_error throws it, as std does.
 
 #include "bounded.hpp"
+#include "lock_misuse.hpp"
 #include "shared_kinds.hpp"
 #include "test_access.hpp"
 
@@ -37,8 +37,6 @@ using unisync::test::bounded_thread;
 using unisync::test::eventually;
 using unisync::test::free_for_another_thread;
 using access = unisync::detail::test_access;
-
-static_assert(UNISYNC_ENABLE_ASSERTIONS, "this suite checks the preconditions std reports with system_error");
 
 /// Whether another thread could take the mutex shared now.
 template <class Mutex>
@@ -668,25 +666,28 @@ TYPED_TEST(ConformanceSharedLock, LockingMembersCallTheSharedMembers)
 // [thread.lock.shared.locking] lock, try_lock, try_lock_for, try_lock_until: "Error
 // conditions: operation_not_permitted — if pm is nullptr; resource_deadlock_would_occur — if
 // on entry owns is true"; unlock: "operation_not_permitted — if on entry owns is false".
-// Here each is a precondition reported as unisync::error.
 // GCC 12 warns that `empty` calls into a null mutex after inlining its refused try_lock_for:
-// the call stands after a [[noreturn]] precondition report, so it is never reached.
+// the call stands after a [[noreturn]] report, so it is never reached.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wnonnull"
 #endif  // defined(__GNUC__) && !defined(__clang__)
-TYPED_TEST(ConformanceSharedLock, MisuseIsAReportedPrecondition)
+TYPED_TEST(ConformanceSharedLock, MisuseThrowsSystemError)
 {
+  using unisync::test::reports_misuse;
   TypeParam mutex;
   unisync::shared_lock<TypeParam> reading(mutex);
-  EXPECT_THROW(reading.lock(), unisync::error);
-  EXPECT_THROW(static_cast<void>(reading.try_lock()), unisync::error);
-  EXPECT_THROW(static_cast<void>(reading.try_lock_for(1ms)), unisync::error);
-  EXPECT_THROW(static_cast<void>(reading.try_lock_until(std::chrono::steady_clock::now())), unisync::error);
+  auto const owns = std::errc::resource_deadlock_would_occur;
+  EXPECT_TRUE(reports_misuse([&] { reading.lock(); }, owns, "already owns"));
+  EXPECT_TRUE(reports_misuse([&] { static_cast<void>(reading.try_lock()); }, owns, "already owns"));
+  EXPECT_TRUE(reports_misuse([&] { static_cast<void>(reading.try_lock_for(1ms)); }, owns, "already owns"));
+  EXPECT_TRUE(reports_misuse([&] { static_cast<void>(reading.try_lock_until(std::chrono::steady_clock::now())); },
+                             owns, "already owns"));
   reading.unlock();
-  EXPECT_THROW(reading.unlock(), unisync::error);
+  EXPECT_TRUE(reports_misuse([&] { reading.unlock(); }, std::errc::operation_not_permitted, "without owning"));
   unisync::shared_lock<TypeParam> empty;
-  EXPECT_THROW(static_cast<void>(empty.try_lock_for(1ms)), unisync::error);
+  EXPECT_TRUE(reports_misuse([&] { static_cast<void>(empty.try_lock_for(1ms)); }, std::errc::operation_not_permitted,
+                             "no mutex"));
   EXPECT_TRUE(free_for_another_thread(mutex)) << "a refused call changed the mutex";
 }
 #if defined(__GNUC__) && !defined(__clang__)

@@ -4,10 +4,13 @@
 
 #include "actors.hpp"
 #include "checks.hpp"
+#include "lock_misuse.hpp"
 #include "lockables.hpp"
 #include "test_access.hpp"
 
 #include <unisync/lock_guard.hpp>
+#include <unisync/shared_lock.hpp>
+#include <unisync/shared_mutex.hpp>
 #include <unisync/unique_lock.hpp>
 
 #include <gtest/gtest.h>
@@ -16,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -420,6 +424,31 @@ TYPED_TEST(HostCohortGpuSide, FailedTryKeepsTheInterestForAThreadQueuedBehindIt)
   lock.unlock();
   if (!queued_behind_the_try) GTEST_SKIP() << "the waiter queued only after the try had given up";
   EXPECT_TRUE(interest_kept) << "the failed try withdrew the interest its queued waiter counts on";
+}
+
+// A lock wrapper's misuse throws std::system_error in every build, as std's does: this suite
+// also runs in release builds, where the per-operation precondition checks are off.
+TEST(HostLockWrappers, MisuseThrowsSystemErrorInEveryBuild)
+{
+  using unisync::test::reports_misuse;
+  unisync::mutex lock;
+  unisync::unique_lock<unisync::mutex> owner(lock);
+  EXPECT_TRUE(reports_misuse([&] { owner.lock(); }, std::errc::resource_deadlock_would_occur, "already owns"));
+  owner.unlock();
+  EXPECT_TRUE(reports_misuse([&] { owner.unlock(); }, std::errc::operation_not_permitted, "without owning"));
+  unisync::unique_lock<unisync::mutex> no_mutex;
+  EXPECT_TRUE(reports_misuse([&] { no_mutex.lock(); }, std::errc::operation_not_permitted, "no mutex"));
+
+  unisync::shared_mutex shared;
+  unisync::shared_lock<unisync::shared_mutex> reading(shared);
+  EXPECT_TRUE(reports_misuse([&] { reading.lock(); }, std::errc::resource_deadlock_would_occur, "already owns"));
+  reading.unlock();
+  EXPECT_TRUE(reports_misuse([&] { reading.unlock(); }, std::errc::operation_not_permitted, "without owning"));
+  unisync::shared_lock<unisync::shared_mutex> no_shared_mutex;
+  EXPECT_TRUE(reports_misuse([&] { no_shared_mutex.lock(); }, std::errc::operation_not_permitted, "no mutex"));
+  EXPECT_TRUE(lock.try_lock() && shared.try_lock()) << "a refused call left a mutex held";
+  lock.unlock();
+  shared.unlock();
 }
 
 #if !defined(__SANITIZE_THREAD__)

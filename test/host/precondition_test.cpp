@@ -7,7 +7,6 @@
 #include <unisync/scoped_lock.hpp>
 #include <unisync/shared_mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
-#include <unisync/unique_lock.hpp>
 
 #include <gtest/gtest.h>
 
@@ -124,17 +123,6 @@ TEST(Preconditions, BarrierArriveWithMoreThanMissing)
 {
   unisync::barrier<> barrier(2);
   EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { static_cast<void>(barrier.arrive(3)); }), "update above the arrivals missing"));
-}
-
-TEST(Preconditions, UniqueLockMisuse)
-{
-  unisync::mutex lock;
-  unisync::unique_lock<unisync::mutex> owner(lock);
-  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { owner.lock(); }), "already owns"));
-  owner.unlock();
-  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { owner.unlock(); }), "without owning"));
-  unisync::unique_lock<unisync::mutex> empty;
-  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { empty.lock(); }), "no mutex"));
 }
 
 }  // namespace

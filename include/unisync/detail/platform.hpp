@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <system_error>
 #include <thread>
 
 namespace unisync::detail {
@@ -202,6 +203,22 @@ UNISYNC_HOST_DEVICE void pause_near_turn(cuda::std::uint32_t nanoseconds, cuda::
                    file + ":" + std::to_string(line) + ")");))
 }
 
+/// Reports misuse of a lock wrapper that std reports with std::system_error (locking one
+/// that owns its mutex or has none, unlocking one that does not own it) and does not
+/// return: the host throws std::system_error with `code`, std's error condition, and a
+/// message that says what and where; the device fails the kernel with `cudaErrorAssert`
+/// after printing the message.
+[[noreturn]] UNISYNC_HOST_DEVICE inline void lock_misused(std::errc code, char const* message, char const* file,
+                                                          int line, char const* function)
+{
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (static_cast<void>(code); __assert_fail(message, file, static_cast<unsigned>(line), function);
+                     __trap();),
+                    (throw std::system_error(std::make_error_code(code), std::string("unisync lock misused: ") +
+                                                                             message + " (in " + function + ", " +
+                                                                             file + ":" + std::to_string(line) + ")");))
+}
+
 /// A point in time on the calling side's monotonic clock, after which a timed wait gives up.
 class deadline {
  public:
@@ -255,6 +272,15 @@ class deadline {
     if (!(condition)) {                                                                      \
       NV_IF_ELSE_TARGET(NV_IS_DEVICE, (__trap();),                                           \
                         (::unisync::detail::precondition_failed(message, __FILE__, __LINE__, __func__);)) \
+    }                                                                                        \
+  } while (false)
+
+/// Checked in every build: the lock wrappers' use, which std reports with std::system_error
+/// (a test of the wrapper's own members, no memory traffic); see lock_misused.
+#define UNISYNC_CHECK_LOCK_USE(condition, code, message)                                     \
+  do {                                                                                       \
+    if (!(condition)) {                                                                      \
+      ::unisync::detail::lock_misused(code, message, __FILE__, __LINE__, __func__);          \
     }                                                                                        \
   } while (false)
 
