@@ -10,6 +10,7 @@
 #include <unisync/managed.hpp>
 #include <unisync/mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
+#include <unisync/unique_lock.hpp>
 
 #include <gtest/gtest.h>
 
@@ -30,6 +31,14 @@ __global__ void unlock_unheld(Lock* lock)
 __global__ void release_negative(unisync::counting_semaphore<>* semaphore) { semaphore->release(-1); }
 
 __global__ void arrive_zero(unisync::barrier<>* barrier) { static_cast<void>(barrier->arrive(0)); }
+
+/// A lock wrapper's misuse (std: std::system_error) is checked in every build.
+__global__ void unlock_unowned_unique_lock(unisync::mutex* lock)
+{
+  unisync::unique_lock<unisync::mutex> owner(*lock);
+  owner.unlock();
+  owner.unlock();
+}
 
 /// Runs `launch` in this (child) process with the device's report on stderr; exits 0 when
 /// the kernel failed with cudaErrorAssert.
@@ -75,6 +84,14 @@ TEST_F(DevicePreconditions, BarrierArriveWithNonPositiveUpdate)
   UNISYNC_REQUIRE_GPU();
   EXPECT_EXIT(violate([] { arrive_zero<<<1, 1>>>(unisync::make_managed<unisync::barrier<>>(2).release()); }),
               ::testing::ExitedWithCode(0), "barrier.inl:[0-9]+: .*0 < update");
+}
+
+TEST_F(DevicePreconditions, UniqueLockUnlockWithoutOwning)
+{
+  UNISYNC_REQUIRE_GPU();
+  EXPECT_EXIT(
+      violate([] { unlock_unowned_unique_lock<<<1, 1>>>(unisync::make_managed<unisync::mutex>().release()); }),
+      ::testing::ExitedWithCode(0), "unique_lock.hpp:[0-9]+: .*unique_lock::unlock\\(\\) without owning");
 }
 
 }  // namespace
