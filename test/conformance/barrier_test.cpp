@@ -63,12 +63,13 @@ TYPED_TEST_SUITE(ConformanceBarrier, unisync::test::barrier_kinds_tested, unisyn
 
 // [thread.barrier.class] max(): the largest expected count the implementation supports;
 // barrier(expected, f): Preconditions: expected >= 0 and expected <= max() (checked in
-// every build here); arrival_token is a movable type.
+// every build here), a constexpr constructor; arrival_token is a movable type.
 TYPED_TEST(ConformanceBarrier, MaxAndConstructorPreconditions)
 {
   using tested = typename TestFixture::template barrier_type<>;
   static_assert(noexcept(tested::max()));
   static_assert(tested::max() > 0);
+  static_assert((tested(tested::max()), true), "constexpr constructor");
   static_assert(std::is_move_constructible_v<typename tested::arrival_token>);
   static_assert(std::is_move_assignable_v<typename tested::arrival_token>);
   static_assert(!std::is_copy_constructible_v<tested> && !std::is_move_constructible_v<tested>);

@@ -36,12 +36,13 @@ using semaphore_types =
 TYPED_TEST_SUITE(ConformanceSemaphore, semaphore_types);
 
 // [thread.sema.cnt] max(): at least least_max_value; the constructor: Preconditions:
-// desired >= 0 and desired <= max() (checked in every build: unisync::error); explicit; not
-// copyable.
+// desired >= 0 and desired <= max() (checked in every build: unisync::error); constexpr and
+// explicit; not copyable.
 TYPED_TEST(ConformanceSemaphore, MaxAndConstructorPreconditions)
 {
   static_assert(noexcept(TypeParam::max()));
   static_assert(TypeParam::max() >= 1);
+  static_assert((TypeParam(TypeParam::max()), true), "constexpr constructor");
   static_assert(!std::is_convertible_v<std::ptrdiff_t, TypeParam>);
   static_assert(!std::is_copy_constructible_v<TypeParam> && !std::is_copy_assignable_v<TypeParam>);
   EXPECT_NO_THROW(TypeParam(0));

@@ -2,8 +2,11 @@
 // on the host), never a hang or silent corruption. Built with UNISYNC_ENABLE_ASSERTIONS.
 
 #include <unisync/barrier.hpp>
+#include <unisync/cohort_mutex.hpp>
 #include <unisync/counting_semaphore.hpp>
 #include <unisync/mutex.hpp>
+#include <unisync/partitioned_barrier.hpp>
+#include <unisync/partitioned_semaphore.hpp>
 #include <unisync/scoped_lock.hpp>
 #include <unisync/shared_mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
@@ -94,6 +97,39 @@ TEST(Preconditions, SharedMutexUnlockWhenNotHeld)
   expect_shared_mutex_misuse_reported<unisync::shared_mutex>();
   // Below system scope the writers' lock holds the gate: its queue tells.
   expect_shared_mutex_misuse_reported<unisync::basic_shared_mutex<cuda::thread_scope_device>>();
+}
+
+TEST(Preconditions, CohortMutexUnlockWhenNotHeld)
+{
+  auto const lock = std::make_unique<unisync::cohort_mutex>();
+  auto const reported = [&] {
+    return names_precondition_and_place(violation_reported_by([&] { lock->unlock(); }),
+                                        "unlock() of a cohort_mutex not held by this side");
+  };
+  EXPECT_TRUE(reported());
+  lock->lock();
+  lock->unlock();
+  EXPECT_TRUE(reported()) << "after a section";
+}
+
+TEST(Preconditions, PartitionedSemaphoreReleasePreconditions)
+{
+  auto const semaphore = std::make_unique<unisync::partitioned_semaphore<2>>(1);
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { semaphore->release(-1); }), "update >= 0"));
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { semaphore->release(2); }), "above max()"));
+  semaphore->release(1);
+  EXPECT_TRUE(names_precondition_and_place(violation_reported_by([&] { semaphore->release(); }), "above max()"));
+  semaphore->acquire();
+  semaphore->acquire();
+}
+
+TEST(Preconditions, PartitionedBarrierArriveWithNonPositiveUpdate)
+{
+  auto const barrier = std::make_unique<unisync::partitioned_barrier<>>(4);
+  EXPECT_TRUE(
+      names_precondition_and_place(violation_reported_by([&] { static_cast<void>(barrier->arrive(0)); }), "0 < update"));
+  EXPECT_TRUE(
+      names_precondition_and_place(violation_reported_by([&] { static_cast<void>(barrier->arrive(-2)); }), "0 < update"));
 }
 
 TEST(Preconditions, SemaphoreReleaseWithNegativeUpdate)
