@@ -73,6 +73,55 @@ TYPED_TEST(ConformanceDeviceBarrier, LanesOfAWarpArriveOnTheirOwnBarriers)
   }
 }
 
+/// What a participant's try_wait and try_wait_for said about its token: 1 where the
+/// answer was right (false before the other participant arrived, true after).
+struct try_wait_answers {
+  cuda::std::uint32_t before = 0;
+  cuda::std::uint32_t timed_out = 0;
+  cuda::std::uint32_t timed_after = 0;
+  cuda::std::uint32_t after = 0;
+};
+
+/// Thread 0 arrives on a barrier of two and asks about its token; thread 32 (another warp)
+/// arrives only once thread 0 lets it.
+template <class Barrier>
+__global__ void try_wait_around_the_last_arrival(Barrier* barrier, cuda::std::uint32_t* go, try_wait_answers* answers)
+{
+  using namespace cuda::std::chrono;
+  cuda::atomic_ref<cuda::std::uint32_t, cuda::thread_scope_device> signal(*go);
+  if (threadIdx.x == 0) {
+    auto const token = barrier->arrive();
+    answers->before = barrier->try_wait(token) ? 0u : 1u;
+    answers->timed_out = barrier->try_wait_for(token, microseconds(200)) ? 0u : 1u;
+    signal.store(1, cuda::std::memory_order_release);
+    answers->timed_after = barrier->try_wait_for(token, seconds(10)) ? 1u : 0u;
+    answers->after = barrier->try_wait(token) ? 1u : 0u;
+  } else if (threadIdx.x == 32) {
+    while (signal.load(cuda::std::memory_order_acquire) == 0) {
+    }
+    barrier->arrive_and_wait();
+  }
+}
+
+// try_wait(token) and try_wait_for(token, timeout) (extensions std's barrier lacks) on the
+// device: false while the phase is open, also once the timeout has passed; true once the
+// last participant has arrived.
+TYPED_TEST(ConformanceDeviceBarrier, TryWaitAnswersBeforeAndAfterTheLastArrival)
+{
+  UNISYNC_REQUIRE_GPU();
+  using barrier_type = typename TypeParam::template type<unisync::empty_completion>;
+  auto barrier = unisync::make_managed<barrier_type>(2);
+  TypeParam::prepare(*barrier);
+  auto go = unisync::make_managed<cuda::std::uint32_t>(0u);
+  auto answers = unisync::make_managed<try_wait_answers>();
+  try_wait_around_the_last_arrival<<<1, 64>>>(barrier.get(), go.get(), answers.get());
+  ASSERT_EQ(finish_device_work(lane_deadline), cudaSuccess);
+  EXPECT_EQ(answers->before, 1u) << "try_wait said the phase had completed before the last arrival";
+  EXPECT_EQ(answers->timed_out, 1u) << "try_wait_for said the phase had completed before the last arrival";
+  EXPECT_EQ(answers->timed_after, 1u) << "try_wait_for gave up although the last participant arrived";
+  EXPECT_EQ(answers->after, 1u) << "try_wait said the completed phase was still open";
+}
+
 /// Counts the runs of a barrier's completion function, on either side.
 struct counting_completion {
   cuda::std::uint32_t* runs;
