@@ -3,7 +3,7 @@
 // make_managed, and unisync::shared_lock against [thread.lock.shared] on the device: shared
 // holds from both sides at once, a writer on one side excluding readers on the other and
 // publishing its writes to them, timed shared tries on the device giving up while the host
-// writes. Flag waits are bounded (flags.hpp); a kernel that hangs in the mutex is caught by
+// writes, timed exclusive tries on the device giving up while the host reads. Flag waits are bounded (flags.hpp); a kernel that hangs in the mutex is caught by
 // the kernel deadline (gpu.hpp), a host thread by bounded_thread.
 
 #include "bounded.hpp"
@@ -227,6 +227,70 @@ TEST(ConformanceMixedSharedMutex, GpuTimedSharedTriesGiveUpWhileTheCpuWrites)
   EXPECT_EQ(shared->stale_reads, 0u);
   EXPECT_EQ(access::reader_words(*mutex), 0u);
   EXPECT_FALSE(access::gpu_reported_present(*mutex));
+}
+
+__global__ void timed_exclusive_tries(unisync::shared_mutex* mutex, play* shared, long long timeout_ns)
+{
+  auto const timeout = cuda::std::chrono::nanoseconds(timeout_ns);
+  cuda::std::uint64_t const start = unisync::detail::monotonic_nanoseconds();
+  bool const for_taken = mutex->try_lock_for(timeout);
+  cuda::std::uint64_t const waited = unisync::detail::monotonic_nanoseconds() - start;
+  if (for_taken) mutex->unlock();
+  bool const until_taken = mutex->try_lock_until(cuda::std::chrono::system_clock::now() + timeout);
+  if (until_taken) mutex->unlock();
+  bool const zero_taken = mutex->try_lock_for(cuda::std::chrono::nanoseconds(0));
+  if (zero_taken) mutex->unlock();
+  bool const past_taken = mutex->try_lock_until(cuda::std::chrono::system_clock::now() - cuda::std::chrono::seconds(1));
+  if (past_taken) mutex->unlock();
+  bool const once_taken = mutex->try_lock();
+  if (once_taken) mutex->unlock();
+  atomicAdd_system(&shared->taken, uint32_t{for_taken} + uint32_t{until_taken} + uint32_t{zero_taken} +
+                                       uint32_t{past_taken} + uint32_t{once_taken});
+  atomicMin_system(reinterpret_cast<unsigned long long*>(&shared->shortest_wait_ns),
+                   static_cast<unsigned long long>(waited));
+  count_one(shared->gpu_raised);
+  if (!await_flag(shared->host_raised, 1, shared->flag_failures)) return;
+  // After the reader's unlock_shared(): a timed try gets in, and excludes the other writers.
+  if (mutex->try_lock_for(cuda::std::chrono::seconds(10))) {
+    count_one(shared->gpu_inside);
+    uint32_t const seen = read_data(*shared);
+    *static_cast<uint32_t volatile*>(&shared->data) = seen + 1;
+    mutex->unlock();
+  }
+}
+
+// [thread.sharedtimedmutex.requirements] / [thread.timedmutex.requirements] try_lock_for and
+// try_lock_until on the device while a CPU thread holds it shared: false, not before the
+// timeout, a zero timeout or a past time point tries once; a writer that gave up leaves no
+// trace (a CPU reader still gets in), and once the reader leaves each timed try gets in,
+// alone ("if it obtains ownership, ... exclusive").
+TEST(ConformanceMixedSharedMutex, GpuTimedExclusiveTriesGiveUpWhileACpuThreadReads)
+{
+  UNISYNC_REQUIRE_GPU();
+  auto mutex = unisync::make_managed<unisync::shared_mutex>();
+  auto shared = unisync::make_managed<play>();
+  constexpr long long timeout_ns = 2'000'000;
+  constexpr unsigned gpu_writers = 4;
+  mutex->lock_shared();
+  timed_exclusive_tries<<<gpu_writers, 1>>>(mutex.get(), shared.get(), timeout_ns);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  bool const tried = host_sees(shared->gpu_raised, gpu_writers);
+  bounded_thread other_reader([&mutex] {
+    EXPECT_TRUE(mutex->try_lock_shared_for(1s)) << "a GPU writer that gave up kept readers out";
+    mutex->unlock_shared();
+  });
+  EXPECT_TRUE(other_reader.returned_within());
+  mutex->unlock_shared();
+  raise_flag(shared->host_raised, 1);
+  ASSERT_EQ(finish_device_work(), cudaSuccess);
+  EXPECT_TRUE(tried);
+  EXPECT_EQ(shared->taken, 0u) << "a GPU timed try got in while a CPU thread held it shared";
+  EXPECT_GE(shared->shortest_wait_ns, static_cast<cuda::std::uint64_t>(timeout_ns)) << "a timed try gave up early";
+  EXPECT_EQ(shared->flag_failures, 0u);
+  EXPECT_EQ(shared->gpu_inside, gpu_writers) << "a timed try missed the reader's unlock_shared()";
+  EXPECT_EQ(shared->data, gpu_writers) << "two GPU writers were inside at once (a lost update)";
+  EXPECT_TRUE(mutex->try_lock()) << "the writers left it held";
+  mutex->unlock();
 }
 
 /// What the device saw of shared_lock's members, one flag per clause (1: as std says).
