@@ -8,7 +8,8 @@
 namespace unisync {
 
 /**
- * @brief The exception every unisync host function throws.
+ * @brief The exception unisync host functions throw (the lock wrappers' misuse aside,
+ * which throws std::system_error as std's does).
  *
  * `what()` is a full sentence that says what went wrong and what to do instead. `code()`
  * is the CUDA runtime error behind it, or `cudaSuccess` when the cause was not a CUDA

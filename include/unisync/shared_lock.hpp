@@ -119,7 +119,7 @@ class shared_lock {
     owns_ = true;
   }
   /// The mutex's try_lock_shared(); returns and records whether it owns it now. Same
-  /// preconditions as lock().
+  /// misuse checks as lock().
   UNISYNC_HOST_DEVICE bool try_lock()
   {
     check_can_lock();
@@ -128,7 +128,7 @@ class shared_lock {
   }
   /// @{
   /// The mutex's try_lock_shared_for / try_lock_shared_until; returns and records whether
-  /// it owns it now. Same preconditions as lock().
+  /// it owns it now. Same misuse checks as lock().
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {

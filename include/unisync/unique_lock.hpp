@@ -117,7 +117,7 @@ class unique_lock {
     owns_ = true;
   }
   /// The mutex's try_lock(); returns and records whether it owns it now. Same
-  /// preconditions as lock().
+  /// misuse checks as lock().
   UNISYNC_HOST_DEVICE bool try_lock()
   {
     check_can_lock();
@@ -126,7 +126,7 @@ class unique_lock {
   }
   /// @{
   /// The mutex's try_lock_for / try_lock_until; returns and records whether it owns
-  /// it now. Same preconditions as lock().
+  /// it now. Same misuse checks as lock().
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
   {

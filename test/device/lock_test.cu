@@ -7,6 +7,8 @@
 #include "lockables.hpp"
 
 #include <unisync/managed.hpp>
+#include <unisync/mutex.hpp>
+#include <unisync/unique_lock.hpp>
 
 #include <gtest/gtest.h>
 
@@ -95,6 +97,26 @@ TYPED_TEST(DeviceFifoLock, ServesInTicketOrder)
   serve_in_ticket_order<<<actors, 1>>>(lock.get(), served.data(), next_place.get(), first_ticket);
   ASSERT_EQ(finish_device_work(), cudaSuccess);
   for (unsigned place = 0; place < actors; ++place) EXPECT_EQ(served[place], place) << "place " << place;
+}
+
+/// Unlocks a unique_lock twice: the second unlock() is misuse (std: std::system_error).
+__global__ void unlock_unique_lock_twice(unisync::mutex* lock)
+{
+  unisync::unique_lock<unisync::mutex> owner(*lock);
+  owner.unlock();
+  owner.unlock();
+}
+
+// A lock wrapper's misuse fails the kernel in every build: this suite is built without the
+// per-operation precondition checks in release builds (CI's, and the device runs').
+TEST(DeviceLockWrappers, MisuseFailsTheKernelInEveryBuild)
+{
+  UNISYNC_REQUIRE_GPU();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(unisync::test::expect_kernel_assert([] {
+                unlock_unique_lock_twice<<<1, 1>>>(unisync::make_managed<unisync::mutex>().release());
+              }),
+              ::testing::ExitedWithCode(0), "unique_lock.hpp:[0-9]+: .*unique_lock::unlock\\(\\) without owning");
 }
 
 // The checker itself: without a lock, GPU threads must lose updates.

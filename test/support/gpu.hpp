@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <unistd.h>
 
 /// Skips the test, with the reason, on a machine without a usable GPU.
 #define UNISYNC_REQUIRE_GPU()                                                                        \
@@ -54,6 +55,19 @@ inline cudaError_t finish_device_work(std::chrono::seconds deadline = kernel_dea
   }
   if (status == cudaSuccess) status = cudaDeviceSynchronize();
   return status;
+}
+
+/// The body of a death test for a check that fails the kernel (a trapped kernel leaves the
+/// CUDA context unusable, so it runs in a child process): runs `launch` with the device's
+/// report on stderr, and exits 0 when the kernel failed with cudaErrorAssert.
+template <class Launch>
+[[noreturn]] void expect_kernel_assert(Launch launch)
+{
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  launch();
+  cudaError_t const status = cudaDeviceSynchronize();
+  std::fflush(nullptr);
+  std::_Exit(status == cudaErrorAssert ? 0 : 1);
 }
 
 /// Multiprocessors of the current GPU.

@@ -208,7 +208,7 @@ UNISYNC_HOST_DEVICE void pause_near_turn(cuda::std::uint32_t nanoseconds, cuda::
 /// return: the host throws std::system_error with `code`, std's error condition, and a
 /// message that says what and where; the device fails the kernel with `cudaErrorAssert`
 /// after printing the message.
-[[noreturn]] UNISYNC_HOST_DEVICE inline void lock_misused(std::errc code, char const* message, char const* file,
+[[noreturn]] UNISYNC_NOINLINE UNISYNC_HOST_DEVICE inline void lock_misused(std::errc code, char const* message, char const* file,
                                                           int line, char const* function)
 {
   NV_IF_ELSE_TARGET(NV_IS_DEVICE,
