@@ -3,8 +3,9 @@
 // make_managed, and unisync::shared_lock against [thread.lock.shared] on the device: shared
 // holds from both sides at once, a writer on one side excluding readers on the other and
 // publishing its writes to them, timed shared tries on the device giving up while the host
-// writes, timed exclusive tries on the device giving up while the host reads. Flag waits are bounded (flags.hpp); a kernel that hangs in the mutex is caught by
-// the kernel deadline (gpu.hpp), a host thread by bounded_thread.
+// writes, timed exclusive tries on the device giving up while the host reads. Flag waits
+// are bounded (flags.hpp); a kernel that hangs in the mutex is caught by the kernel
+// deadline (gpu.hpp), a host thread by bounded_thread.
 
 #include "bounded.hpp"
 #include "flags.hpp"
@@ -275,9 +276,10 @@ TEST(ConformanceMixedSharedMutex, GpuTimedExclusiveTriesGiveUpWhileACpuThreadRea
   timed_exclusive_tries<<<gpu_writers, 1>>>(mutex.get(), shared.get(), timeout_ns);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   bool const tried = host_sees(shared->gpu_raised, gpu_writers);
-  bounded_thread other_reader([&mutex] {
-    EXPECT_TRUE(mutex->try_lock_shared_for(1s)) << "a GPU writer that gave up kept readers out";
-    mutex->unlock_shared();
+  bounded_thread other_reader([mutex = mutex.get()] {
+    bool const in = mutex->try_lock_shared_for(1s);
+    EXPECT_TRUE(in) << "a GPU writer that gave up kept readers out";
+    if (in) mutex->unlock_shared();
   });
   EXPECT_TRUE(other_reader.returned_within());
   mutex->unlock_shared();
@@ -289,7 +291,9 @@ TEST(ConformanceMixedSharedMutex, GpuTimedExclusiveTriesGiveUpWhileACpuThreadRea
   EXPECT_EQ(shared->flag_failures, 0u);
   EXPECT_EQ(shared->gpu_inside, gpu_writers) << "a timed try missed the reader's unlock_shared()";
   EXPECT_EQ(shared->data, gpu_writers) << "two GPU writers were inside at once (a lost update)";
-  EXPECT_TRUE(mutex->try_lock()) << "the writers left it held";
+  EXPECT_EQ(access::reader_words(*mutex), 0u);
+  EXPECT_FALSE(access::gpu_reported_present(*mutex));
+  ASSERT_TRUE(mutex->try_lock()) << "the writers left it held";
   mutex->unlock();
 }
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -126,10 +127,11 @@ TEST(Preconditions, PartitionedSemaphoreReleasePreconditions)
 TEST(Preconditions, PartitionedBarrierArriveWithNonPositiveUpdate)
 {
   auto const barrier = std::make_unique<unisync::partitioned_barrier<>>(4);
-  EXPECT_TRUE(
-      names_precondition_and_place(violation_reported_by([&] { static_cast<void>(barrier->arrive(0)); }), "0 < update"));
-  EXPECT_TRUE(
-      names_precondition_and_place(violation_reported_by([&] { static_cast<void>(barrier->arrive(-2)); }), "0 < update"));
+  auto const arrival_of = [&](std::ptrdiff_t update) {
+    return violation_reported_by([&] { static_cast<void>(barrier->arrive(update)); });
+  };
+  EXPECT_TRUE(names_precondition_and_place(arrival_of(0), "0 < update"));
+  EXPECT_TRUE(names_precondition_and_place(arrival_of(-2), "0 < update"));
 }
 
 TEST(Preconditions, SemaphoreReleaseWithNegativeUpdate)

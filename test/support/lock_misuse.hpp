@@ -21,7 +21,8 @@ template <class Operation>
     std::string const message = reported.what();
     bool const names_it = message.find("unisync lock misused: ") != std::string::npos &&
                           message.find(misuse) != std::string::npos;
-    bool const names_place = message.find(" (in ") != std::string::npos && message.find("unisync/") != std::string::npos;
+    bool const names_place =
+        message.find(" (in ") != std::string::npos && message.find("unisync/") != std::string::npos;
     if (reported.code() == std::make_error_code(expected) && names_it && names_place) {
       return ::testing::AssertionSuccess();
     }
