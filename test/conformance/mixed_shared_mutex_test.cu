@@ -168,28 +168,65 @@ TEST(ConformanceMixedSharedMutex, GpuWriterExcludesCpuReadersAndPublishesToThem)
   EXPECT_EQ(access::reader_words(*mutex), 0u);
 }
 
-__global__ void timed_shared_tries(unisync::shared_mutex* mutex, play* shared, long long timeout_ns)
+/// A shared_mutex's shared (or exclusive) hold, for the timed tries below.
+template <bool Shared>
+struct hold {
+  template <class Timeout>
+  __device__ static bool try_for(unisync::shared_mutex& mutex, Timeout timeout)
+  {
+    if constexpr (Shared) return mutex.try_lock_shared_for(timeout);
+    else return mutex.try_lock_for(timeout);
+  }
+  template <class When>
+  __device__ static bool try_until(unisync::shared_mutex& mutex, When when)
+  {
+    if constexpr (Shared) return mutex.try_lock_shared_until(when);
+    else return mutex.try_lock_until(when);
+  }
+  __device__ static bool try_once(unisync::shared_mutex& mutex)
+  {
+    if constexpr (Shared) return mutex.try_lock_shared();
+    else return mutex.try_lock();
+  }
+  __device__ static void unlock(unisync::shared_mutex& mutex)
+  {
+    if constexpr (Shared) mutex.unlock_shared();
+    else mutex.unlock();
+  }
+};
+
+/// While the other side holds the mutex against `Hold`: every timed form once (a timeout,
+/// a time point that far ahead, a zero timeout, a past time point, one try), counting
+/// those that got in and the shortest wait of the timeout; then says it tried, and waits
+/// for the host's step 1 (false if it never came).
+template <class Hold>
+__device__ bool try_every_form_then_await_host(unisync::shared_mutex& mutex, play& shared, long long timeout_ns)
 {
   auto const timeout = cuda::std::chrono::nanoseconds(timeout_ns);
   cuda::std::uint64_t const start = unisync::detail::monotonic_nanoseconds();
-  bool const for_taken = mutex->try_lock_shared_for(timeout);
+  bool const for_taken = Hold::try_for(mutex, timeout);
   cuda::std::uint64_t const waited = unisync::detail::monotonic_nanoseconds() - start;
-  if (for_taken) mutex->unlock_shared();
-  bool const until_taken = mutex->try_lock_shared_until(cuda::std::chrono::system_clock::now() + timeout);
-  if (until_taken) mutex->unlock_shared();
-  bool const zero_taken = mutex->try_lock_shared_for(cuda::std::chrono::nanoseconds(0));
-  if (zero_taken) mutex->unlock_shared();
-  bool const past_taken =
-      mutex->try_lock_shared_until(cuda::std::chrono::system_clock::now() - cuda::std::chrono::seconds(1));
-  if (past_taken) mutex->unlock_shared();
-  bool const once_taken = mutex->try_lock_shared();
-  if (once_taken) mutex->unlock_shared();
-  atomicAdd_system(&shared->taken, uint32_t{for_taken} + uint32_t{until_taken} + uint32_t{zero_taken} +
-                                       uint32_t{past_taken} + uint32_t{once_taken});
-  atomicMin_system(reinterpret_cast<unsigned long long*>(&shared->shortest_wait_ns),
+  if (for_taken) Hold::unlock(mutex);
+  bool const until_taken = Hold::try_until(mutex, cuda::std::chrono::system_clock::now() + timeout);
+  if (until_taken) Hold::unlock(mutex);
+  bool const zero_taken = Hold::try_for(mutex, cuda::std::chrono::nanoseconds(0));
+  if (zero_taken) Hold::unlock(mutex);
+  auto const past = cuda::std::chrono::system_clock::now() - cuda::std::chrono::seconds(1);
+  bool const past_taken = Hold::try_until(mutex, past);
+  if (past_taken) Hold::unlock(mutex);
+  bool const once_taken = Hold::try_once(mutex);
+  if (once_taken) Hold::unlock(mutex);
+  atomicAdd_system(&shared.taken, uint32_t{for_taken} + uint32_t{until_taken} + uint32_t{zero_taken} +
+                                      uint32_t{past_taken} + uint32_t{once_taken});
+  atomicMin_system(reinterpret_cast<unsigned long long*>(&shared.shortest_wait_ns),
                    static_cast<unsigned long long>(waited));
-  count_one(shared->gpu_raised);
-  if (!await_flag(shared->host_raised, 1, shared->flag_failures)) return;
+  count_one(shared.gpu_raised);
+  return await_flag(shared.host_raised, 1, shared.flag_failures);
+}
+
+__global__ void timed_shared_tries(unisync::shared_mutex* mutex, play* shared, long long timeout_ns)
+{
+  if (!try_every_form_then_await_host<hold<true>>(*mutex, *shared, timeout_ns)) return;
   // After the writer's unlock(): a timed try gets in and sees what it wrote.
   if (mutex->try_lock_shared_for(cuda::std::chrono::seconds(10))) {
     count_one(shared->gpu_inside);
@@ -232,25 +269,7 @@ TEST(ConformanceMixedSharedMutex, GpuTimedSharedTriesGiveUpWhileTheCpuWrites)
 
 __global__ void timed_exclusive_tries(unisync::shared_mutex* mutex, play* shared, long long timeout_ns)
 {
-  auto const timeout = cuda::std::chrono::nanoseconds(timeout_ns);
-  cuda::std::uint64_t const start = unisync::detail::monotonic_nanoseconds();
-  bool const for_taken = mutex->try_lock_for(timeout);
-  cuda::std::uint64_t const waited = unisync::detail::monotonic_nanoseconds() - start;
-  if (for_taken) mutex->unlock();
-  bool const until_taken = mutex->try_lock_until(cuda::std::chrono::system_clock::now() + timeout);
-  if (until_taken) mutex->unlock();
-  bool const zero_taken = mutex->try_lock_for(cuda::std::chrono::nanoseconds(0));
-  if (zero_taken) mutex->unlock();
-  bool const past_taken = mutex->try_lock_until(cuda::std::chrono::system_clock::now() - cuda::std::chrono::seconds(1));
-  if (past_taken) mutex->unlock();
-  bool const once_taken = mutex->try_lock();
-  if (once_taken) mutex->unlock();
-  atomicAdd_system(&shared->taken, uint32_t{for_taken} + uint32_t{until_taken} + uint32_t{zero_taken} +
-                                       uint32_t{past_taken} + uint32_t{once_taken});
-  atomicMin_system(reinterpret_cast<unsigned long long*>(&shared->shortest_wait_ns),
-                   static_cast<unsigned long long>(waited));
-  count_one(shared->gpu_raised);
-  if (!await_flag(shared->host_raised, 1, shared->flag_failures)) return;
+  if (!try_every_form_then_await_host<hold<false>>(*mutex, *shared, timeout_ns)) return;
   // After the reader's unlock_shared(): a timed try gets in, and excludes the other writers.
   if (mutex->try_lock_for(cuda::std::chrono::seconds(10))) {
     count_one(shared->gpu_inside);
