@@ -201,6 +201,18 @@ class basic_barrier {
   {
     return try_wait_within(token, detail::to_nanoseconds(timeout));
   }
+  /// As try_wait_for, until `when` (libcu++'s cuda::barrier has both forms).
+  template <class Clock, class Duration>
+  UNISYNC_HOST_DEVICE bool try_wait_until(arrival_token const& token,
+                                          cuda::std::chrono::time_point<Clock, Duration> const& when) const
+  {
+    return try_wait_within(token, detail::nanoseconds_until(when));
+  }
+  template <class Clock, class Duration>
+  bool try_wait_until(arrival_token const& token, std::chrono::time_point<Clock, Duration> const& when) const
+  {
+    return try_wait_within(token, detail::nanoseconds_until(when));
+  }
   /// @}
 
   /// arrive() then wait(). Progress: blocks until every participant of its phase has

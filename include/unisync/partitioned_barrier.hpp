@@ -213,7 +213,8 @@ class basic_partitioned_barrier {
   /// phase that has ended on both sides).
   UNISYNC_HOST_DEVICE bool try_wait(arrival_token const& token) const;
   /// @{
-  /// Waits for the phase of `token` at most `timeout`; the token stays valid.
+  /// Waits for the phase of `token` at most `timeout` (try_wait_until: until `when`); the
+  /// token stays valid.
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_wait_for(arrival_token const& token,
                                         cuda::std::chrono::duration<Rep, Period> const& timeout) const
@@ -224,6 +225,17 @@ class basic_partitioned_barrier {
   bool try_wait_for(arrival_token const& token, std::chrono::duration<Rep, Period> const& timeout) const
   {
     return try_wait_within(running_side(), token, detail::to_nanoseconds(timeout));
+  }
+  template <class Clock, class Duration>
+  UNISYNC_HOST_DEVICE bool try_wait_until(arrival_token const& token,
+                                          cuda::std::chrono::time_point<Clock, Duration> const& when) const
+  {
+    return try_wait_within(running_side(), token, detail::nanoseconds_until(when));
+  }
+  template <class Clock, class Duration>
+  bool try_wait_until(arrival_token const& token, std::chrono::time_point<Clock, Duration> const& when) const
+  {
+    return try_wait_within(running_side(), token, detail::nanoseconds_until(when));
   }
   /// @}
 

@@ -73,12 +73,14 @@ TYPED_TEST(ConformanceDeviceBarrier, LanesOfAWarpArriveOnTheirOwnBarriers)
   }
 }
 
-/// What a participant's try_wait and try_wait_for said about its token: 1 where the
-/// answer was right (false before the other participant arrived, true after).
+/// What a participant's try_wait, try_wait_for and try_wait_until said about its token: 1
+/// where the answer was right (false before the other participant arrived, true after).
 struct try_wait_answers {
   cuda::std::uint32_t before = 0;
   cuda::std::uint32_t timed_out = 0;
+  cuda::std::uint32_t until_out = 0;
   cuda::std::uint32_t timed_after = 0;
+  cuda::std::uint32_t until_past_after = 0;
   cuda::std::uint32_t after = 0;
 };
 
@@ -93,8 +95,10 @@ __global__ void try_wait_around_the_last_arrival(Barrier* barrier, cuda::std::ui
     auto const token = barrier->arrive();
     answers->before = barrier->try_wait(token) ? 0u : 1u;
     answers->timed_out = barrier->try_wait_for(token, microseconds(200)) ? 0u : 1u;
+    answers->until_out = barrier->try_wait_until(token, system_clock::now() + microseconds(200)) ? 0u : 1u;
     signal.store(1, cuda::std::memory_order_release);
-    answers->timed_after = barrier->try_wait_for(token, seconds(10)) ? 1u : 0u;
+    answers->timed_after = barrier->try_wait_until(token, system_clock::now() + seconds(10)) ? 1u : 0u;
+    answers->until_past_after = barrier->try_wait_until(token, system_clock::now() - seconds(1)) ? 1u : 0u;
     answers->after = barrier->try_wait(token) ? 1u : 0u;
   } else if (threadIdx.x == 32) {
     while (signal.load(cuda::std::memory_order_acquire) == 0) {
@@ -103,9 +107,10 @@ __global__ void try_wait_around_the_last_arrival(Barrier* barrier, cuda::std::ui
   }
 }
 
-// try_wait(token) and try_wait_for(token, timeout) (extensions std's barrier lacks) on the
-// device: false while the phase is open, also once the timeout has passed; true once the
-// last participant has arrived.
+// try_wait(token), try_wait_for(token, timeout) and try_wait_until(token, when)
+// (extensions std's barrier lacks, as libcu++'s cuda::barrier has them) on the device:
+// false while the phase is open, also once the timeout has passed; true once the last
+// participant has arrived, also with a deadline already past.
 TYPED_TEST(ConformanceDeviceBarrier, TryWaitAnswersBeforeAndAfterTheLastArrival)
 {
   UNISYNC_REQUIRE_GPU();
@@ -118,7 +123,9 @@ TYPED_TEST(ConformanceDeviceBarrier, TryWaitAnswersBeforeAndAfterTheLastArrival)
   ASSERT_EQ(finish_device_work(lane_deadline), cudaSuccess);
   EXPECT_EQ(answers->before, 1u) << "try_wait said the phase had completed before the last arrival";
   EXPECT_EQ(answers->timed_out, 1u) << "try_wait_for said the phase had completed before the last arrival";
-  EXPECT_EQ(answers->timed_after, 1u) << "try_wait_for gave up although the last participant arrived";
+  EXPECT_EQ(answers->until_out, 1u) << "try_wait_until said the phase had completed before the last arrival";
+  EXPECT_EQ(answers->timed_after, 1u) << "try_wait_until gave up although the last participant arrived";
+  EXPECT_EQ(answers->until_past_after, 1u) << "try_wait_until(a past time point) missed the completed phase";
   EXPECT_EQ(answers->after, 1u) << "try_wait said the completed phase was still open";
 }
 
