@@ -10,11 +10,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -225,6 +228,49 @@ TEST(ConformanceLockAlgorithms, IgnoresWhatLockAndUnlockReturn)
     EXPECT_FALSE(free_for_another_thread(first) || free_for_another_thread(second));
   }
   EXPECT_TRUE(free_for_another_thread(first) && free_for_another_thread(second));
+}
+
+/// call(mutexes[0], ..., mutexes[N - 1]).
+template <class Call, std::size_t... Index>
+auto with_each(std::vector<unisync::ticket_mutex>& mutexes, Call call, std::index_sequence<Index...>)
+{
+  return call(mutexes[Index]...);
+}
+
+// [thread.lock.algorithm] and [thread.lock.scoped] bound neither the number of lockables
+// nor where they lie: forty, the last one held by another thread for a while.
+TEST(ConformanceLockAlgorithms, TakesAnyNumberOfLockables)
+{
+  constexpr std::size_t count = 40;
+  std::vector<unisync::ticket_mutex> mutexes(count);
+  auto const all = std::make_index_sequence<count>{};
+  auto try_all = [](auto&... each) { return unisync::try_lock(each...); };
+  EXPECT_EQ(with_each(mutexes, try_all, all), -1);
+  for (auto& mutex : mutexes) mutex.unlock();
+
+  std::atomic<bool> held{false}, tried{false}, released{false};
+  std::thread holder([&] {
+    mutexes.back().lock();
+    held = true;
+    while (!tried) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    released = true;
+    mutexes.back().unlock();
+  });
+  while (!held) std::this_thread::yield();
+  EXPECT_EQ(with_each(mutexes, try_all, all), static_cast<int>(count - 1));
+  EXPECT_TRUE(free_for_another_thread(mutexes.front())) << "a failed try_lock kept what it took";
+  tried = true;
+  with_each(
+      mutexes,
+      [&](auto&... each) {
+        unisync::scoped_lock every(each...);
+        EXPECT_TRUE(released.load()) << "scoped_lock returned while another thread held one of its mutexes";
+        return 0;
+      },
+      all);
+  holder.join();
+  for (auto& mutex : mutexes) EXPECT_TRUE(free_for_another_thread(mutex));
 }
 
 // The std Lockables work too: unisync::lock with a std::mutex beside a unisync one.

@@ -20,7 +20,6 @@ template <class... Lockables>
 class lockable_list {
  public:
   static constexpr cuda::std::size_t size = sizeof...(Lockables);
-  static_assert(size <= 32, "unisync::lock takes at most 32 lockables");
 
   UNISYNC_HOST_DEVICE explicit lockable_list(Lockables&... lockables) : items_(cuda::std::addressof(lockables)...) {}
 
@@ -29,14 +28,14 @@ class lockable_list {
   UNISYNC_HOST_DEVICE void unlock(cuda::std::size_t position) { unlock_at(position, indices{}); }
   /// Positions in the order of the lockables' addresses (one named twice: in the order
   /// given); returns whether each lockable is named once.
-  UNISYNC_HOST_DEVICE bool by_address(cuda::std::uint8_t (&order)[size]) const
+  UNISYNC_HOST_DEVICE bool by_address(cuda::std::size_t (&order)[size]) const
   {
     cuda::std::uintptr_t addresses[size];
     addresses_of(addresses, indices{});
     for (cuda::std::size_t position = 0; position < size; ++position) {
       cuda::std::size_t slot = position;
       for (; slot > 0 && addresses[order[slot - 1]] > addresses[position]; --slot) order[slot] = order[slot - 1];
-      order[slot] = static_cast<cuda::std::uint8_t>(position);
+      order[slot] = position;
     }
     for (cuda::std::size_t step = 1; step < size; ++step) {
       if (addresses[order[step - 1]] == addresses[order[step]]) return false;
@@ -84,19 +83,26 @@ class taken_so_far {
   UNISYNC_HOST_DEVICE ~taken_so_far()
   {
     for (cuda::std::size_t position = 0; position < List::size; ++position) {
-      if ((taken_ >> position) & 1u) list_.unlock(position);
+      if ((taken_[position / 32] >> (position % 32)) & 1u) list_.unlock(position);
     }
   }
   taken_so_far(taken_so_far const&) = delete;
   taken_so_far& operator=(taken_so_far const&) = delete;
 
-  UNISYNC_HOST_DEVICE void add(cuda::std::size_t position) noexcept { taken_ |= cuda::std::uint32_t{1} << position; }
+  UNISYNC_HOST_DEVICE void add(cuda::std::size_t position) noexcept
+  {
+    taken_[position / 32] |= cuda::std::uint32_t{1} << (position % 32);
+  }
   /// The caller keeps everything taken.
-  UNISYNC_HOST_DEVICE void keep() noexcept { taken_ = 0; }
+  UNISYNC_HOST_DEVICE void keep() noexcept
+  {
+    for (cuda::std::uint32_t& bits : taken_) bits = 0;
+  }
 
  private:
   List& list_;
-  cuda::std::uint32_t taken_ = 0;
+  // One bit per position: any number of lockables, as std::lock takes.
+  cuda::std::uint32_t taken_[(List::size + 31) / 32] = {};
 };
 
 /// std::try_lock's algorithm: tries in order; returns the first that failed, or -1.
@@ -127,7 +133,7 @@ UNISYNC_HOST_DEVICE int try_lock_all(List list)
 template <class List>
 UNISYNC_HOST_DEVICE void lock_all(List list)
 {
-  cuda::std::uint8_t order[List::size];
+  cuda::std::size_t order[List::size];
   bool const each_once = list.by_address(order);
   UNISYNC_EXPECTS(each_once,
                   "unisync::lock (or scoped_lock) names one lockable twice; name each lockable once "
