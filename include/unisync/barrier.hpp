@@ -5,6 +5,7 @@
 #include <unisync/detail/chrono.hpp>
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/groups.hpp>
+#include <unisync/detail/in_place.hpp>
 #include <unisync/detail/platform.hpp>
 
 #include <cuda/atomic>
@@ -165,8 +166,26 @@ class basic_barrier {
   {
     UNISYNC_EXPECTS(expected >= 0 && expected <= max(), "barrier(expected) needs 0 <= expected <= max()");
   }
+  /// No participants, as basic_barrier(0): declares a `__shared__` barrier, which init()
+  /// then constructs (as basic_counting_semaphore's default constructor; libcu++'s
+  /// cuda::barrier has one too). Needs a default-constructible CompletionFunction.
+  UNISYNC_HOST_DEVICE constexpr basic_barrier() : basic_barrier(0) {}
   basic_barrier(basic_barrier const&) = delete;
   basic_barrier& operator=(basic_barrier const&) = delete;
+
+  /// Constructs the barrier anew at `object`, as basic_barrier(expected, completion): for
+  /// a `__shared__` variable, as basic_mutex's init() and libcu++'s init(cuda::barrier*,
+  /// ...). Preconditions: as the constructor's. (Two overloads: g++ drops the default
+  /// argument of a friend defined in a class template.)
+  friend UNISYNC_HOST_DEVICE void init(basic_barrier* object, cuda::std::ptrdiff_t expected,
+                                       CompletionFunction completion)
+  {
+    detail::construct_in_place(object, expected, cuda::std::move(completion));
+  }
+  friend UNISYNC_HOST_DEVICE void init(basic_barrier* object, cuda::std::ptrdiff_t expected)
+  {
+    detail::construct_in_place(object, expected);
+  }
 
   /// Counts `update` arrivals in the current phase. Preconditions (checked in debug
   /// builds): update > 0 and at most the arrivals still missing in the phase it lands in

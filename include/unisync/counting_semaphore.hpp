@@ -5,6 +5,7 @@
 #include <unisync/detail/chrono.hpp>
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/groups.hpp>
+#include <unisync/detail/in_place.hpp>
 #include <unisync/detail/platform.hpp>
 
 #include <cuda/atomic>
@@ -77,8 +78,20 @@ class basic_counting_semaphore {
   {
     UNISYNC_EXPECTS(desired >= 0 && desired <= max(), "counting_semaphore(desired) needs 0 <= desired <= max()");
   }
+  /// No permits, as basic_counting_semaphore(0): declares a `__shared__` semaphore, which
+  /// init() then constructs (nvcc runs no constructor there). std's has no default
+  /// constructor; libcu++'s barrier has one for the same reason.
+  UNISYNC_HOST_DEVICE constexpr basic_counting_semaphore() : basic_counting_semaphore(0) {}
   basic_counting_semaphore(basic_counting_semaphore const&) = delete;
   basic_counting_semaphore& operator=(basic_counting_semaphore const&) = delete;
+
+  /// Constructs the semaphore anew at `object`, as basic_counting_semaphore(desired):
+  /// for a `__shared__` variable, as basic_mutex's init(). Preconditions: as the
+  /// constructor's.
+  friend UNISYNC_HOST_DEVICE void init(basic_counting_semaphore* object, cuda::std::ptrdiff_t desired)
+  {
+    detail::construct_in_place(object, desired);
+  }
 
   /// Adds `update` permits, waking up to `update` waiters in ticket order.
   /// Preconditions (checked in debug builds): update >= 0 and the count stays <= max().

@@ -4,6 +4,7 @@
 #include <unisync/detail/atomic.hpp>
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/groups.hpp>
+#include <unisync/detail/in_place.hpp>
 #include <unisync/detail/platform.hpp>
 #include <unisync/managed.hpp>
 
@@ -96,8 +97,20 @@ class basic_latch {
   {
     UNISYNC_EXPECTS(expected >= 0 && expected <= max(), "latch(expected) needs 0 <= expected <= max()");
   }
+  /// Already released, as basic_latch(0): declares a `__shared__` latch, which init() then
+  /// constructs (as basic_counting_semaphore's default constructor).
+  UNISYNC_HOST_DEVICE constexpr basic_latch() : basic_latch(0) {}
   basic_latch(basic_latch const&) = delete;
   basic_latch& operator=(basic_latch const&) = delete;
+
+  /// Constructs the latch anew at `object`, as basic_latch(expected): for a `__shared__`
+  /// variable, as basic_mutex's init(). At system scope the object loses make_managed's
+  /// choice of mode and is partitioned, which is correct on any link. Preconditions: as the
+  /// constructor's.
+  friend UNISYNC_HOST_DEVICE void init(basic_latch* object, cuda::std::ptrdiff_t expected)
+  {
+    detail::construct_in_place(object, expected);
+  }
 
   /// Counts down by `update`; the count_down that brings the count to zero releases every
   /// waiter. Never waits. Preconditions (checked in debug builds): 0 <= update <= the

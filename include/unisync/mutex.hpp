@@ -5,6 +5,7 @@
 #include <unisync/detail/chrono.hpp>
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/groups.hpp>
+#include <unisync/detail/in_place.hpp>
 
 #include <cuda/atomic>
 #include <cuda/std/chrono>
@@ -45,6 +46,11 @@ class basic_mutex {
   constexpr basic_mutex() noexcept = default;
   basic_mutex(basic_mutex const&) = delete;
   basic_mutex& operator=(basic_mutex const&) = delete;
+
+  /// Constructs the mutex anew at `object`, unlocked: for a `__shared__` variable, whose
+  /// constructor nvcc never runs. One thread calls it before any thread uses the object,
+  /// and the block synchronizes before they do (README, "Objects in shared memory").
+  friend UNISYNC_HOST_DEVICE void init(basic_mutex* object) { detail::construct_in_place(object); }
 
   /// Blocks until the calling thread holds the lock.
   /// Preconditions: the calling thread does not hold it. Progress: deadlock-free, not

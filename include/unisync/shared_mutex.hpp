@@ -6,6 +6,7 @@
 #include <unisync/detail/chrono.hpp>
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/groups.hpp>
+#include <unisync/detail/in_place.hpp>
 #include <unisync/detail/platform.hpp>
 #include <unisync/detail/ticket_lock.hpp>
 #include <unisync/managed.hpp>
@@ -157,6 +158,10 @@ class basic_shared_mutex {
   constexpr basic_shared_mutex() noexcept = default;
   basic_shared_mutex(basic_shared_mutex const&) = delete;
   basic_shared_mutex& operator=(basic_shared_mutex const&) = delete;
+
+  /// Constructs the mutex anew at `object`, held by nobody: for a `__shared__` variable, as
+  /// basic_mutex's init().
+  friend UNISYNC_HOST_DEVICE void init(basic_shared_mutex* object) { detail::construct_in_place(object); }
 
   /// Blocks until the calling thread holds the mutex exclusively. Preconditions: it holds
   /// it in neither mode. Progress: as the writers' lock, then waits only for readers

@@ -5,6 +5,7 @@
 #include <unisync/detail/chrono.hpp>
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/groups.hpp>
+#include <unisync/detail/in_place.hpp>
 #include <unisync/detail/ticket_lock.hpp>
 
 #include <cuda/atomic>
@@ -56,6 +57,10 @@ class basic_ticket_mutex {
   constexpr basic_ticket_mutex() noexcept = default;
   basic_ticket_mutex(basic_ticket_mutex const&) = delete;
   basic_ticket_mutex& operator=(basic_ticket_mutex const&) = delete;
+
+  /// Constructs the lock anew at `object`, unlocked with no tickets taken: for a `__shared__`
+  /// variable, as basic_mutex's init().
+  friend UNISYNC_HOST_DEVICE void init(basic_ticket_mutex* object) { detail::construct_in_place(object); }
 
   /// Takes a ticket and blocks until it is served. Preconditions: the calling thread does
   /// not hold the lock. Progress: starvation-free,
