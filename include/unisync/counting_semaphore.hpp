@@ -119,7 +119,7 @@ class basic_counting_semaphore {
   template <class Clock, class Duration>
   UNISYNC_HOST_DEVICE bool try_acquire_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_acquire_within(detail::nanoseconds_until(when));
+    return detail::try_until(when, [&](cuda::std::uint64_t left_ns) { return try_acquire_within(left_ns); });
   }
   template <class Rep, class Period>
   bool try_acquire_for(std::chrono::duration<Rep, Period> const& timeout)
@@ -129,7 +129,7 @@ class basic_counting_semaphore {
   template <class Clock, class Duration>
   bool try_acquire_until(std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_acquire_within(detail::nanoseconds_until(when));
+    return detail::try_until(when, [&](cuda::std::uint64_t left_ns) { return try_acquire_within(left_ns); });
   }
   /// @}
 

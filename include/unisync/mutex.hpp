@@ -79,7 +79,7 @@ class basic_mutex {
   template <class Clock, class Duration>
   UNISYNC_HOST_DEVICE bool try_lock_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_lock_within(detail::nanoseconds_until(when));
+    return detail::try_until(when, [&](cuda::std::uint64_t left_ns) { return try_lock_within(left_ns); });
   }
   template <class Rep, class Period>
   bool try_lock_for(std::chrono::duration<Rep, Period> const& timeout)
@@ -89,7 +89,7 @@ class basic_mutex {
   template <class Clock, class Duration>
   bool try_lock_until(std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_lock_within(detail::nanoseconds_until(when));
+    return detail::try_until(when, [&](cuda::std::uint64_t left_ns) { return try_lock_within(left_ns); });
   }
   /// @}
 

@@ -230,12 +230,14 @@ class basic_partitioned_barrier {
   UNISYNC_HOST_DEVICE bool try_wait_until(arrival_token const& token,
                                           cuda::std::chrono::time_point<Clock, Duration> const& when) const
   {
-    return try_wait_within(running_side(), token, detail::nanoseconds_until(when));
+    return detail::try_until(
+        when, [&](cuda::std::uint64_t left_ns) { return try_wait_within(running_side(), token, left_ns); });
   }
   template <class Clock, class Duration>
   bool try_wait_until(arrival_token const& token, std::chrono::time_point<Clock, Duration> const& when) const
   {
-    return try_wait_within(running_side(), token, detail::nanoseconds_until(when));
+    return detail::try_until(
+        when, [&](cuda::std::uint64_t left_ns) { return try_wait_within(running_side(), token, left_ns); });
   }
   /// @}
 

@@ -238,7 +238,8 @@ class basic_partitioned_semaphore {
   template <class Clock, class Duration>
   UNISYNC_HOST_DEVICE bool try_acquire_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_acquire_within(running_side(), detail::nanoseconds_until(when));
+    return detail::try_until(when,
+                             [&](cuda::std::uint64_t left_ns) { return try_acquire_within(running_side(), left_ns); });
   }
   template <class Rep, class Period>
   bool try_acquire_for(std::chrono::duration<Rep, Period> const& timeout)
@@ -248,7 +249,8 @@ class basic_partitioned_semaphore {
   template <class Clock, class Duration>
   bool try_acquire_until(std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_acquire_within(running_side(), detail::nanoseconds_until(when));
+    return detail::try_until(when,
+                             [&](cuda::std::uint64_t left_ns) { return try_acquire_within(running_side(), left_ns); });
   }
   /// @}
 

@@ -220,7 +220,7 @@ class basic_shared_mutex {
   template <class Clock, class Duration>
   UNISYNC_HOST_DEVICE bool try_lock_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_lock_within(detail::nanoseconds_until(when));
+    return detail::try_until(when, [&](cuda::std::uint64_t left_ns) { return try_lock_within(left_ns); });
   }
   template <class Rep, class Period>
   bool try_lock_for(std::chrono::duration<Rep, Period> const& timeout)
@@ -230,7 +230,7 @@ class basic_shared_mutex {
   template <class Clock, class Duration>
   bool try_lock_until(std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_lock_within(detail::nanoseconds_until(when));
+    return detail::try_until(when, [&](cuda::std::uint64_t left_ns) { return try_lock_within(left_ns); });
   }
   template <class Rep, class Period>
   UNISYNC_HOST_DEVICE bool try_lock_shared_for(cuda::std::chrono::duration<Rep, Period> const& timeout)
@@ -240,7 +240,7 @@ class basic_shared_mutex {
   template <class Clock, class Duration>
   UNISYNC_HOST_DEVICE bool try_lock_shared_until(cuda::std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_lock_shared_within(detail::nanoseconds_until(when));
+    return detail::try_until(when, [&](cuda::std::uint64_t left_ns) { return try_lock_shared_within(left_ns); });
   }
   template <class Rep, class Period>
   bool try_lock_shared_for(std::chrono::duration<Rep, Period> const& timeout)
@@ -250,7 +250,7 @@ class basic_shared_mutex {
   template <class Clock, class Duration>
   bool try_lock_shared_until(std::chrono::time_point<Clock, Duration> const& when)
   {
-    return try_lock_shared_within(detail::nanoseconds_until(when));
+    return detail::try_until(when, [&](cuda::std::uint64_t left_ns) { return try_lock_shared_within(left_ns); });
   }
   /// @}
 

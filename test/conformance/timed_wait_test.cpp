@@ -1,15 +1,19 @@
 // Timed waits against [thread.timedmutex.requirements], [thread.sema.cnt] and the
 // barriers' try_wait_for: a timed wait returns by its deadline, whatever the waiting
-// policy's delay (each pause is cut to the time left), and a zero timeout tries once.
+// policy's delay (each pause is cut to the time left), and a zero timeout tries once; an
+// _until form gives up only once the deadline's own clock has reached it.
 
 #include "bounded.hpp"
 
 #include <unisync/barrier.hpp>
 #include <unisync/cohort_mutex.hpp>
 #include <unisync/counting_semaphore.hpp>
+#include <unisync/detail/chrono.hpp>
 #include <unisync/detail/wait.hpp>
 #include <unisync/mutex.hpp>
 #include <unisync/partitioned_barrier.hpp>
+#include <unisync/partitioned_semaphore.hpp>
+#include <unisync/shared_mutex.hpp>
 #include <unisync/ticket_mutex.hpp>
 
 #include <cuda/std/chrono>
@@ -59,6 +63,28 @@ struct held_lock {
     other.join();
     return taken;
   }
+  template <class TimePoint>
+  bool try_until(TimePoint when)
+  {
+    bool taken = true;
+    std::thread other([&] { taken = lock->try_lock_until(when); });
+    other.join();
+    return taken;
+  }
+};
+
+/// A shared mutex held exclusively by the test while another thread's timed shared tries
+/// fail (held_lock tries the exclusive ones).
+template <class SharedMutex>
+struct held_shared_mutex : held_lock<SharedMutex> {
+  template <class TimePoint>
+  bool try_until(TimePoint when)
+  {
+    bool taken = true;
+    std::thread other([&] { taken = this->lock->try_lock_shared_until(when); });
+    other.join();
+    return taken;
+  }
 };
 
 /// A semaphore with no permit.
@@ -69,6 +95,11 @@ struct empty_semaphore {
   bool try_within(Timeout timeout)
   {
     return semaphore.try_acquire_for(timeout);
+  }
+  template <class TimePoint>
+  bool try_until(TimePoint when)
+  {
+    return semaphore.try_acquire_until(when);
   }
 };
 
@@ -82,6 +113,11 @@ struct incomplete_phase {
   bool try_within(Timeout timeout)
   {
     return barrier->try_wait_for(token, timeout);
+  }
+  template <class TimePoint>
+  bool try_until(TimePoint when)
+  {
+    return barrier->try_wait_until(token, when);
   }
 };
 
@@ -126,6 +162,89 @@ TYPED_TEST(ConformanceTimedWait, ZeroOrNegativeTimeoutReturnsAtOnce)
   EXPECT_FALSE(blocked.try_within(-1ms));
   EXPECT_FALSE(blocked.try_within(cuda::std::chrono::nanoseconds(0)));
   EXPECT_LT(std::chrono::steady_clock::now() - start, overshoot_allowed);
+}
+
+/// Clocks at half the rate of steady_clock, with std::chrono and cuda::std::chrono time
+/// points: a deadline 20 ms away on one is 40 ms away on the monotonic clock that waits
+/// are measured on, so a timed try that waits only the 20 ms it computed at the start gives
+/// up before its deadline.
+struct half_rate_clock {
+  using duration = std::chrono::nanoseconds;
+  using rep = duration::rep;
+  using period = duration::period;
+  using time_point = std::chrono::time_point<half_rate_clock>;
+  static constexpr bool is_steady = true;
+  static time_point now() { return time_point(std::chrono::steady_clock::now().time_since_epoch() / 2); }
+};
+struct cuda_half_rate_clock {
+  using duration = cuda::std::chrono::nanoseconds;
+  using rep = duration::rep;
+  using period = duration::period;
+  using time_point = cuda::std::chrono::time_point<cuda_half_rate_clock>;
+  static constexpr bool is_steady = true;
+  static time_point now() { return time_point(duration(half_rate_clock::now().time_since_epoch().count())); }
+};
+
+template <class Case>
+class ConformanceTimedWaitUntil : public ::testing::Test {};
+using until_cases = ::testing::Types<
+    held_lock<unisync::mutex>, held_lock<unisync::ticket_mutex>, held_lock<unisync::cohort_mutex>,
+    held_lock<unisync::shared_mutex>, held_shared_mutex<unisync::shared_mutex>,
+    held_shared_mutex<unisync::basic_shared_mutex<cuda::thread_scope_device>>,
+    empty_semaphore<unisync::counting_semaphore<1>>, empty_semaphore<unisync::partitioned_semaphore<1>>,
+    incomplete_phase<unisync::barrier<>>, incomplete_phase<unisync::partitioned_barrier<>>>;
+TYPED_TEST_SUITE(ConformanceTimedWaitUntil, until_cases);
+
+// [thread.timedmutex.requirements] try_lock_until(abs_time): "The function will return
+// before the absolute timeout specified by abs_time only if it has obtained ownership";
+// [thread.sema.cnt] try_acquire_until likewise; [thread.req.timing]: the timeout is
+// measured by abs_time's own clock. A deadline already passed tries once.
+TYPED_TEST(ConformanceTimedWaitUntil, FailsOnlyOnceItsOwnClockHasReachedTheDeadline)
+{
+  TypeParam blocked;
+  auto const when = half_rate_clock::now() + 20ms;
+  EXPECT_FALSE(blocked.try_until(when));
+  EXPECT_GE(half_rate_clock::now(), when) << "the timed try gave up before its deadline by the clock it was given";
+  auto const cuda_when = cuda_half_rate_clock::now() + cuda::std::chrono::milliseconds(20);
+  EXPECT_FALSE(blocked.try_until(cuda_when));
+  EXPECT_GE(cuda_half_rate_clock::now(), cuda_when) << "the same with a cuda::std::chrono time point";
+  auto const start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(blocked.try_until(half_rate_clock::now() - 1s));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, overshoot_allowed) << "a past deadline waited";
+}
+
+// The loop behind every _until form: a deadline already passed tries exactly once, with no
+// time; a deadline too far for the clock's own arithmetic (time_point::max() in hours)
+// waits as long as a wait can, and the try that succeeds ends it.
+TEST(ConformanceTimedWaitUntilLoop, TriesOnceAfterTheDeadlineAndSurvivesTheFarthest)
+{
+  int tries = 0;
+  std::uint64_t last_ns = 1;
+  auto record = [&](std::uint64_t left_ns) {
+    ++tries;
+    last_ns = left_ns;
+    return false;
+  };
+  EXPECT_FALSE(unisync::detail::try_until(std::chrono::steady_clock::now() - 1s, record));
+  EXPECT_EQ(tries, 1);
+  EXPECT_EQ(last_ns, 0u);
+  tries = 0;
+  EXPECT_FALSE(unisync::detail::try_until(cuda::std::chrono::system_clock::now() - cuda::std::chrono::seconds(1), record));
+  EXPECT_EQ(tries, 1);
+
+  tries = 0;
+  auto succeed_second = [&](std::uint64_t left_ns) {
+    last_ns = left_ns;
+    return ++tries == 2;
+  };
+  EXPECT_TRUE(unisync::detail::try_until(
+      std::chrono::time_point<std::chrono::steady_clock, std::chrono::hours>::max(), succeed_second));
+  EXPECT_EQ(tries, 2);
+  EXPECT_EQ(last_ns, unisync::detail::max_timeout_ns);
+  tries = 0;
+  EXPECT_TRUE(unisync::detail::try_until(
+      cuda::std::chrono::time_point<cuda::std::chrono::system_clock, cuda::std::chrono::hours>::max(), succeed_second));
+  EXPECT_EQ(last_ns, unisync::detail::max_timeout_ns);
 }
 
 /// A forecast that counts its polls and grants the turn at poll `turn_at` (0: never).
