@@ -166,17 +166,23 @@ class basic_barrier {
   {
     UNISYNC_EXPECTS(expected >= 0 && expected <= max(), "barrier(expected) needs 0 <= expected <= max()");
   }
-  /// No participants, as basic_barrier(0): declares a `__shared__` barrier, which init()
-  /// then constructs (as basic_counting_semaphore's default constructor; libcu++'s
-  /// cuda::barrier has one too). Needs a default-constructible CompletionFunction.
-  UNISYNC_HOST_DEVICE constexpr basic_barrier() : basic_barrier(0) {}
+  /// At block scope only, with a default-constructible CompletionFunction: no
+  /// participants, as basic_barrier(0), so that a `__shared__` barrier can be declared for
+  /// init() to construct (libcu++'s cuda::barrier has a default constructor for the same
+  /// reason; std's barrier has none).
+  template <cuda::thread_scope S = Scope, class Completion = CompletionFunction,
+            cuda::std::enable_if_t<S == cuda::thread_scope_block && cuda::std::is_default_constructible_v<Completion>,
+                                   int> = 0>
+  UNISYNC_HOST_DEVICE constexpr basic_barrier() : basic_barrier(0)
+  {
+  }
   basic_barrier(basic_barrier const&) = delete;
   basic_barrier& operator=(basic_barrier const&) = delete;
 
-  /// Constructs the barrier anew at `object`, as basic_barrier(expected, completion): for
-  /// a `__shared__` variable, as basic_mutex's init() and libcu++'s init(cuda::barrier*,
-  /// ...). Preconditions: as the constructor's. (Two overloads: g++ drops the default
-  /// argument of a friend defined in a class template.)
+  /// Constructs the barrier anew at `object`, as basic_barrier(expected, completion), for
+  /// a `__shared__` variable, as libcu++'s init(cuda::barrier*, ...) does (README, "Objects
+  /// in shared memory"). Preconditions: as the constructor's. (Two overloads, not a
+  /// default argument: g++ 12 ignored a default argument of this friend.)
   friend UNISYNC_HOST_DEVICE void init(basic_barrier* object, cuda::std::ptrdiff_t expected,
                                        CompletionFunction completion)
   {

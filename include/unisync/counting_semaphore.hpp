@@ -12,6 +12,7 @@
 #include <cuda/std/chrono>
 #include <cuda/std/cstddef>
 #include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
 
 #include <chrono>
 
@@ -78,15 +79,18 @@ class basic_counting_semaphore {
   {
     UNISYNC_EXPECTS(desired >= 0 && desired <= max(), "counting_semaphore(desired) needs 0 <= desired <= max()");
   }
-  /// No permits, as basic_counting_semaphore(0): declares a `__shared__` semaphore, which
-  /// init() then constructs (nvcc runs no constructor there). std's has no default
-  /// constructor; libcu++'s barrier has one for the same reason.
-  UNISYNC_HOST_DEVICE constexpr basic_counting_semaphore() : basic_counting_semaphore(0) {}
+  /// At block scope only: no permits, as basic_counting_semaphore(0), so that a
+  /// `__shared__` semaphore can be declared for init() to construct (README, "Objects in
+  /// shared memory"). std's semaphore has no default constructor.
+  template <cuda::thread_scope S = Scope, cuda::std::enable_if_t<S == cuda::thread_scope_block, int> = 0>
+  UNISYNC_HOST_DEVICE constexpr basic_counting_semaphore() : basic_counting_semaphore(0)
+  {
+  }
   basic_counting_semaphore(basic_counting_semaphore const&) = delete;
   basic_counting_semaphore& operator=(basic_counting_semaphore const&) = delete;
 
-  /// Constructs the semaphore anew at `object`, as basic_counting_semaphore(desired):
-  /// for a `__shared__` variable, as basic_mutex's init(). Preconditions: as the
+  /// Constructs the semaphore anew at `object`, as basic_counting_semaphore(desired), for a
+  /// `__shared__` variable (README, "Objects in shared memory"). Preconditions: as the
   /// constructor's.
   friend UNISYNC_HOST_DEVICE void init(basic_counting_semaphore* object, cuda::std::ptrdiff_t desired)
   {

@@ -97,16 +97,19 @@ class basic_latch {
   {
     UNISYNC_EXPECTS(expected >= 0 && expected <= max(), "latch(expected) needs 0 <= expected <= max()");
   }
-  /// Already released, as basic_latch(0): declares a `__shared__` latch, which init() then
-  /// constructs (as basic_counting_semaphore's default constructor).
-  UNISYNC_HOST_DEVICE constexpr basic_latch() : basic_latch(0) {}
+  /// At block scope only: released, as basic_latch(0), so that a `__shared__` latch can be
+  /// declared for init() to construct. std's latch has no default constructor.
+  template <cuda::thread_scope S = Scope, cuda::std::enable_if_t<S == cuda::thread_scope_block, int> = 0>
+  UNISYNC_HOST_DEVICE constexpr basic_latch() : basic_latch(0)
+  {
+  }
   basic_latch(basic_latch const&) = delete;
   basic_latch& operator=(basic_latch const&) = delete;
 
-  /// Constructs the latch anew at `object`, as basic_latch(expected): for a `__shared__`
-  /// variable, as basic_mutex's init(). At system scope the object loses make_managed's
-  /// choice of mode and is partitioned, which is correct on any link. Preconditions: as the
-  /// constructor's.
+  /// Constructs the latch anew at `object`, as basic_latch(expected), for a `__shared__`
+  /// variable (README, "Objects in shared memory"). At system scope the object loses
+  /// make_managed's choice of mode and is partitioned, which is correct on any link.
+  /// Preconditions: as the constructor's.
   friend UNISYNC_HOST_DEVICE void init(basic_latch* object, cuda::std::ptrdiff_t expected)
   {
     detail::construct_in_place(object, expected);

@@ -47,9 +47,9 @@ class basic_mutex {
   basic_mutex(basic_mutex const&) = delete;
   basic_mutex& operator=(basic_mutex const&) = delete;
 
-  /// Constructs the mutex anew at `object`, unlocked: for a `__shared__` variable, whose
-  /// constructor nvcc never runs. One thread calls it before any thread uses the object,
-  /// and the block synchronizes before they do (README, "Objects in shared memory").
+  /// Constructs the mutex anew at `object`, unlocked, for a `__shared__` variable (README,
+  /// "Objects in shared memory"): one thread calls it, and the block synchronizes before
+  /// any thread uses the object.
   friend UNISYNC_HOST_DEVICE void init(basic_mutex* object) { detail::construct_in_place(object); }
 
   /// Blocks until the calling thread holds the lock.

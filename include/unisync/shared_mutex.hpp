@@ -159,8 +159,8 @@ class basic_shared_mutex {
   basic_shared_mutex(basic_shared_mutex const&) = delete;
   basic_shared_mutex& operator=(basic_shared_mutex const&) = delete;
 
-  /// Constructs the mutex anew at `object`, held by nobody: for a `__shared__` variable, as
-  /// basic_mutex's init().
+  /// Constructs the mutex anew at `object`, held by nobody, for a `__shared__` variable
+  /// (README, "Objects in shared memory").
   friend UNISYNC_HOST_DEVICE void init(basic_shared_mutex* object) { detail::construct_in_place(object); }
 
   /// Blocks until the calling thread holds the mutex exclusively. Preconditions: it holds

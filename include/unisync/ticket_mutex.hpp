@@ -58,8 +58,8 @@ class basic_ticket_mutex {
   basic_ticket_mutex(basic_ticket_mutex const&) = delete;
   basic_ticket_mutex& operator=(basic_ticket_mutex const&) = delete;
 
-  /// Constructs the lock anew at `object`, unlocked with no tickets taken: for a `__shared__`
-  /// variable, as basic_mutex's init().
+  /// Constructs the lock anew at `object`, unlocked with no tickets taken, for a
+  /// `__shared__` variable (README, "Objects in shared memory").
   friend UNISYNC_HOST_DEVICE void init(basic_ticket_mutex* object) { detail::construct_in_place(object); }
 
   /// Takes a ticket and blocks until it is served. Preconditions: the calling thread does

@@ -1,8 +1,8 @@
 // Block-scope objects in `__shared__` memory, which nvcc never constructs: each kernel
-// first fills the object's bytes with ones (what a previous occupant of the memory may
+// first fills the object's bytes with garbage (what a previous occupant of the memory may
 // leave), one thread init()s it, and the block then runs the type's stress check. Without
-// init() the exchange lock reads as held and its kernel runs into the test's deadline.
-// Every block of the grid has its own objects.
+// init() both locks read as held (the ticket lock's two counters differ) and the kernel
+// runs into the test's deadline. Every block of the grid has its own objects.
 
 #include "checks.hpp"
 #include "gpu.hpp"
@@ -36,12 +36,15 @@ constexpr int threads_per_block = 128;
 template <class T>
 using managed_vector = std::vector<T, unisync::managed_allocator<T>>;
 
-/// Every thread of the block fills part of `objects`' bytes with ones; the block synchronizes.
+/// Every thread of the block fills part of `objects`' bytes with a pattern that differs
+/// from byte to byte, never a zero word; the block synchronizes.
 template <class T>
 __device__ void scribble_over(T* objects, unsigned count)
 {
   auto* const bytes = reinterpret_cast<unsigned char*>(objects);
-  for (unsigned byte = threadIdx.x; byte < count * sizeof(T); byte += blockDim.x) bytes[byte] = 0xff;
+  for (unsigned byte = threadIdx.x; byte < count * sizeof(T); byte += blockDim.x) {
+    bytes[byte] = static_cast<unsigned char>(1 + byte % 251);
+  }
   __syncthreads();
 }
 

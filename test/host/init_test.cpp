@@ -15,7 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstring>
+#include <cstddef>
+#include <type_traits>
 
 namespace {
 
@@ -27,12 +28,20 @@ constexpr auto block_scope = cuda::thread_scope_block;
 static_assert((unisync::basic_barrier<block_scope>(), true));
 static_assert((unisync::basic_latch<block_scope>(), true));
 static_assert((unisync::basic_counting_semaphore<block_scope, 4>(), true));
+// Only at block scope: std's types have no default constructor, nor do ours elsewhere, so a
+// forgotten count does not compile into a released latch.
+static_assert(!std::is_default_constructible_v<unisync::latch>);
+static_assert(!std::is_default_constructible_v<unisync::barrier<>>);
+static_assert(!std::is_default_constructible_v<unisync::counting_semaphore<>>);
+static_assert(!std::is_default_constructible_v<unisync::basic_latch<cuda::thread_scope_device>>);
 
-/// Fills the object's bytes with ones: what a previous occupant of shared memory may leave.
+/// Fills the object's bytes with what a previous occupant of shared memory may leave: a
+/// pattern that differs from byte to byte (a ticket lock's two counters differ), never zero.
 template <class T>
 void scribble_over(T& object)
 {
-  std::memset(static_cast<void*>(&object), 0xff, sizeof(T));
+  auto* const bytes = reinterpret_cast<unsigned char*>(&object);
+  for (std::size_t byte = 0; byte < sizeof(T); ++byte) bytes[byte] = static_cast<unsigned char>(1 + byte % 251);
 }
 
 template <class Mutex>

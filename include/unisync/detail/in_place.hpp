@@ -1,9 +1,7 @@
 #pragma once
 // What every scope-parameterized type's init() does: construct the object anew where it
-// lies. nvcc runs no constructor for a `__shared__` variable (it compiles the declaration
-// of a type with a constexpr default constructor without a word), so such an object starts
-// as whatever the block's previous occupant of that memory left; libcu++'s
-// init(cuda::barrier*, ...) answers the same problem.
+// lies, for a `__shared__` variable, whose constructor nvcc never runs (README, "Objects in
+// shared memory").
 
 #include <unisync/detail/config.hpp>
 #include <unisync/detail/platform.hpp>
