@@ -80,6 +80,7 @@ struct try_wait_answers {
   cuda::std::uint32_t timed_out = 0;
   cuda::std::uint32_t until_out = 0;
   cuda::std::uint32_t timed_after = 0;
+  cuda::std::uint32_t until_after = 0;
   cuda::std::uint32_t until_past_after = 0;
   cuda::std::uint32_t after = 0;
 };
@@ -97,7 +98,8 @@ __global__ void try_wait_around_the_last_arrival(Barrier* barrier, cuda::std::ui
     answers->timed_out = barrier->try_wait_for(token, microseconds(200)) ? 0u : 1u;
     answers->until_out = barrier->try_wait_until(token, system_clock::now() + microseconds(200)) ? 0u : 1u;
     signal.store(1, cuda::std::memory_order_release);
-    answers->timed_after = barrier->try_wait_until(token, system_clock::now() + seconds(10)) ? 1u : 0u;
+    answers->timed_after = barrier->try_wait_for(token, seconds(10)) ? 1u : 0u;
+    answers->until_after = barrier->try_wait_until(token, system_clock::now() + seconds(10)) ? 1u : 0u;
     answers->until_past_after = barrier->try_wait_until(token, system_clock::now() - seconds(1)) ? 1u : 0u;
     answers->after = barrier->try_wait(token) ? 1u : 0u;
   } else if (threadIdx.x == 32) {
@@ -124,7 +126,8 @@ TYPED_TEST(ConformanceDeviceBarrier, TryWaitAnswersBeforeAndAfterTheLastArrival)
   EXPECT_EQ(answers->before, 1u) << "try_wait said the phase had completed before the last arrival";
   EXPECT_EQ(answers->timed_out, 1u) << "try_wait_for said the phase had completed before the last arrival";
   EXPECT_EQ(answers->until_out, 1u) << "try_wait_until said the phase had completed before the last arrival";
-  EXPECT_EQ(answers->timed_after, 1u) << "try_wait_until gave up although the last participant arrived";
+  EXPECT_EQ(answers->timed_after, 1u) << "try_wait_for gave up although the last participant arrived";
+  EXPECT_EQ(answers->until_after, 1u) << "try_wait_until missed the completed phase";
   EXPECT_EQ(answers->until_past_after, 1u) << "try_wait_until(a past time point) missed the completed phase";
   EXPECT_EQ(answers->after, 1u) << "try_wait said the completed phase was still open";
 }

@@ -231,7 +231,8 @@ TYPED_TEST(HostBarrier, TimedWaitReturnsFalseWhileAParticipantIsMissing)
   EXPECT_LT(waited, 30ms + 5s);
   EXPECT_FALSE(barrier->try_wait_for(token, cuda::std::chrono::milliseconds(1)));
   EXPECT_FALSE(barrier->try_wait_until(token, std::chrono::steady_clock::now() + 5ms));
-  EXPECT_FALSE(barrier->try_wait_until(token, cuda::std::chrono::system_clock::now() + cuda::std::chrono::milliseconds(1)));
+  auto const soon = cuda::std::chrono::system_clock::now() + cuda::std::chrono::milliseconds(1);
+  EXPECT_FALSE(barrier->try_wait_until(token, soon));
   barrier->arrive_and_drop();
   EXPECT_TRUE(barrier->try_wait_for(token, 0ms)) << "the token stays valid after a timeout";
   EXPECT_TRUE(barrier->try_wait_until(token, std::chrono::steady_clock::now() - 1s)) << "a past deadline tries once";
