@@ -179,6 +179,7 @@ class basic_barrier {
   basic_barrier(basic_barrier const&) = delete;
   basic_barrier& operator=(basic_barrier const&) = delete;
 
+  /// @{
   /// Constructs the barrier anew at `object`, as basic_barrier(expected, completion), for
   /// a `__shared__` variable, as libcu++'s init(cuda::barrier*, ...) does (README, "Objects
   /// in shared memory"). Preconditions: as the constructor's. (Two overloads, not a
@@ -192,6 +193,7 @@ class basic_barrier {
   {
     detail::construct_in_place(object, expected);
   }
+  /// @}
 
   /// Counts `update` arrivals in the current phase. Preconditions (checked in debug
   /// builds): update > 0 and at most the arrivals still missing in the phase it lands in
