@@ -49,6 +49,17 @@ long long microseconds(std::chrono::nanoseconds duration)
 /// The deadline's slack allowed on a loaded two-core CI machine: half the slow pause.
 constexpr auto overshoot_allowed = 250ms;
 
+/// What `attempt()` returns when another thread makes it: a timed try of a lock that the
+/// test's own thread holds.
+template <class Attempt>
+bool in_another_thread(Attempt attempt)
+{
+  bool taken = true;
+  std::thread other([&] { taken = attempt(); });
+  other.join();
+  return taken;
+}
+
 /// A lock held by the test while another thread's timed try fails.
 template <class Lock>
 struct held_lock {
@@ -58,18 +69,12 @@ struct held_lock {
   template <class Timeout>
   bool try_within(Timeout timeout)
   {
-    bool taken = true;
-    std::thread other([&] { taken = lock->try_lock_for(timeout); });
-    other.join();
-    return taken;
+    return in_another_thread([&] { return lock->try_lock_for(timeout); });
   }
   template <class TimePoint>
   bool try_until(TimePoint when)
   {
-    bool taken = true;
-    std::thread other([&] { taken = lock->try_lock_until(when); });
-    other.join();
-    return taken;
+    return in_another_thread([&] { return lock->try_lock_until(when); });
   }
 };
 
@@ -80,10 +85,7 @@ struct held_shared_mutex : held_lock<SharedMutex> {
   template <class TimePoint>
   bool try_until(TimePoint when)
   {
-    bool taken = true;
-    std::thread other([&] { taken = this->lock->try_lock_shared_until(when); });
-    other.join();
-    return taken;
+    return in_another_thread([&] { return this->lock->try_lock_shared_until(when); });
   }
 };
 
