@@ -78,7 +78,10 @@ UNISYNC_HOST_DEVICE inline cuda::std::uint32_t stripe_hint() noexcept
 /// with read-modify-writes (a partitioned primitive's per-side counter), at the narrowest
 /// scope that covers that side: device scope on the GPU, system scope on the host (where
 /// scopes cost nothing). Cross-side orderings go through other, system-scope, words;
-/// PTX releases and acquires are cumulative, so the two chain.
+/// PTX releases and acquires are cumulative, so the two chain. Generic addressing, unlike
+/// atomic_at: with its global forms here too, the mixed cells of partitioned_semaphore and
+/// of the system-scope shared_mutex measured 0.97x and 0.96x head in one lease, with these
+/// generic 1.10x and 0.99x in another (H200, benchmark/results/h200-global-atomics).
 template <class T>
 class own_side_word {
  public:

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Checks the PTX of test/compile/atomic_orders.cu: each of atomic_at's read-modify-writes
+carries the orders and fences that cuda::atomic_ref's carries for the same call, and is in
+the global state space (the point of atomic_at on the GPU, detail/global_atomic.hpp).
+
+Usage: check_atomic_orders.py FILE.ptx"""
+
+import re
+import sys
+
+EXPECTED_CALLS = 6 * (4 + 3) + 1  # per order: four operations, three failure orders; seq_cst twice
+
+
+def calls(ptx, kernel):
+    """The kernel's calls, each the list of its atomics and fences, qualifiers sorted."""
+    match = re.search(r"\.entry\s+\S*" + kernel + r"\S*\s*\((.*?)\n\}", ptx, re.S)
+    if not match:
+        sys.exit(f"no kernel {kernel} in the PTX")
+    result, current = [], []
+    for line in match.group(1).splitlines():
+        line = line.strip()
+        if line.startswith("// next call"):
+            result.append(current)
+            current = []
+            continue
+        instruction = re.match(r"(atom|fence|membar|red)\.(\S+)\s", line)
+        if instruction:
+            qualifiers = instruction.group(2).split(".")
+            current.append((instruction.group(1), sorted(qualifiers)))
+    return result
+
+
+def without_space(call):
+    return [(name, [q for q in qualifiers if q != "global"]) for name, qualifiers in call]
+
+
+def main():
+    ptx = open(sys.argv[1]).read()
+    failures = []
+    for scope in ("device", "system"):
+        reference, ours = calls(ptx, f"libcudacxx_{scope}"), calls(ptx, f"unisync_{scope}")
+        if len(reference) != EXPECTED_CALLS or len(ours) != EXPECTED_CALLS:
+            failures.append(f"{scope}: {len(reference)} and {len(ours)} calls, expected {EXPECTED_CALLS}")
+            continue
+        for index, (theirs, mine) in enumerate(zip(reference, ours)):
+            if without_space(theirs) != without_space(mine):
+                failures.append(f"{scope} call {index}: libcu++ {theirs}, atomic_at {mine}")
+            for name, qualifiers in mine:
+                if name == "atom" and "global" not in qualifiers:
+                    failures.append(f"{scope} call {index}: atomic_at's {name}.{'.'.join(qualifiers)} is generic")
+    for failure in failures:
+        print(failure)
+    print(f"{'FAILED' if failures else 'passed'}: {2 * EXPECTED_CALLS} calls compared")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
