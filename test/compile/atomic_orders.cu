@@ -35,7 +35,7 @@ __device__ void every_call(Ref ref, word* out)
     UNISYNC_NEXT_CALL();
 #pragma unroll
     for (memory_order failure : failure_orders) {
-      // std: the failure order is no stronger than the success order's acquire part.
+      // Every failure order with every success order, but a seq_cst failure only with seq_cst.
       if (failure == cuda::std::memory_order_seq_cst && order != cuda::std::memory_order_seq_cst) continue;
       word expected = 5;
       out[4] = ref.compare_exchange_strong(expected, 6, order, failure);

@@ -23,7 +23,9 @@ def calls(ptx, kernel):
             result.append(current)
             current = []
             continue
-        instruction = re.match(r"(atom|fence|membar|red)\.(\S+)\s", line)
+        # An optional guard predicate, the opcode, then its qualifiers up to a space or
+        # the semicolon (a fence has no operands).
+        instruction = re.match(r"(?:@!?%\w+\s+)?(atom|fence|membar|red)\.([^\s;]+)", line)
         if instruction:
             qualifiers = instruction.group(2).split(".")
             current.append((instruction.group(1), sorted(qualifiers)))
@@ -43,6 +45,9 @@ def main():
             failures.append(f"{scope}: {len(reference)} and {len(ours)} calls, expected {EXPECTED_CALLS}")
             continue
         for index, (theirs, mine) in enumerate(zip(reference, ours)):
+            atoms = sum(1 for name, _ in mine if name == "atom")
+            if atoms != 1:
+                failures.append(f"{scope} call {index}: {atoms} atom instructions in atomic_at's, expected 1")
             if without_space(theirs) != without_space(mine):
                 failures.append(f"{scope} call {index}: libcu++ {theirs}, atomic_at {mine}")
             for name, qualifiers in mine:
