@@ -12,6 +12,8 @@
 
 #include <unisync/managed.hpp>
 
+#include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
 #include <cuda/std/utility>
 #include <gtest/gtest.h>
 
@@ -49,6 +51,36 @@ struct token_roles {
   bool wait_on_gpu;
   bool arrive_and_wait_on_gpu;
 };
+
+/// A completion function that counts its runs in managed memory, on either side: with
+/// one, a partitioned barrier's mixed phases take the path where the two sides' leaders
+/// agree on which of them runs it.
+struct counting_completion {
+  cuda::std::uint32_t* runs;
+  UNISYNC_HOST_DEVICE void operator()() const noexcept { ++*runs; }
+};
+
+/// The barrier type of a kind, with a counting completion or none.
+template <class Kind, bool Counted>
+using barrier_of = typename Kind::template type<
+    cuda::std::conditional_t<Counted, counting_completion, unisync::empty_completion>>;
+
+/// Makes a barrier of `participants` in managed memory; with a counting completion, that
+/// counts in `runs`.
+template <class Kind, bool Counted>
+auto make_barrier(cuda::std::ptrdiff_t participants, cuda::std::uint32_t* runs)
+{
+  auto barrier = [&] {
+    if constexpr (Counted) {
+      return unisync::make_managed<barrier_of<Kind, Counted>>(participants, counting_completion{runs});
+    } else {
+      static_cast<void>(runs);
+      return unisync::make_managed<barrier_of<Kind, Counted>>(participants);
+    }
+  }();
+  Kind::prepare(*barrier);
+  return barrier;
+}
 
 /// The relay's shared state, in managed memory: tokens and flags per phase.
 template <class Barrier>
@@ -98,12 +130,12 @@ __global__ void relay_on_gpu(token_relay<Barrier>* relay, token_roles roles)
   if (blockIdx.x == 2 && roles.arrive_and_wait_on_gpu) arrive_and_wait_every_phase(*relay);
 }
 
-template <class Kind>
+template <class Kind, bool Counted>
 void relay_tokens(token_roles roles)
 {
-  using barrier_type = typename Kind::template type<unisync::empty_completion>;
-  auto barrier = unisync::make_managed<barrier_type>(2);
-  Kind::prepare(*barrier);
+  using barrier_type = barrier_of<Kind, Counted>;
+  auto runs = unisync::make_managed<cuda::std::uint32_t>(0u);
+  auto barrier = make_barrier<Kind, Counted>(2, runs.get());
   auto relay = unisync::make_managed<token_relay<barrier_type>>();
   relay->barrier = barrier.get();
   relay_on_gpu<<<3, 1>>>(relay.get(), roles);
@@ -119,9 +151,10 @@ void relay_tokens(token_roles roles)
     if (!roles.arrive_and_wait_on_gpu) arrive_and_wait_every_phase(*shared);
   });
   bool const cpu_done = arriver.returned_within() && waiter.returned_within() && other.returned_within();
-  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu_done, barrier, relay));
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu_done, barrier, relay, runs));
   EXPECT_EQ(relay->failures, 0u) << "a role gave up waiting for the other's flag";
   EXPECT_EQ(relay->waited, relay_phases);
+  if (Counted) EXPECT_EQ(*runs, relay_phases) << "the completion runs once per phase";
 }
 
 /// A case: the barrier kind (its relay function) and the sides of the three roles.
@@ -153,9 +186,13 @@ std::vector<relay_case> every_relay_case()
 {
   std::vector<relay_case> cases;
   for (int roles = 0; roles < 8; ++roles) {
-    cases.emplace_back(&relay_tokens<central_barrier_kind>, "Barrier", roles);
-    cases.emplace_back(&relay_tokens<partitioned_barrier_kind>, "PartitionedBarrier", roles);
-    cases.emplace_back(&relay_tokens<flat_partitioned_barrier_kind>, "FlatPartitionedBarrier", roles);
+    cases.emplace_back(&relay_tokens<central_barrier_kind, false>, "Barrier", roles);
+    cases.emplace_back(&relay_tokens<partitioned_barrier_kind, false>, "PartitionedBarrier", roles);
+    cases.emplace_back(&relay_tokens<flat_partitioned_barrier_kind, false>, "FlatPartitionedBarrier", roles);
+    cases.emplace_back(&relay_tokens<central_barrier_kind, true>, "BarrierWithCompletion", roles);
+    cases.emplace_back(&relay_tokens<partitioned_barrier_kind, true>, "PartitionedBarrierWithCompletion", roles);
+    cases.emplace_back(&relay_tokens<flat_partitioned_barrier_kind, true>, "FlatPartitionedBarrierWithCompletion",
+                       roles);
   }
   return cases;
 }
@@ -173,27 +210,105 @@ template <class Kind>
 class ConformanceMixedSplitPhase : public ::testing::Test {};
 TYPED_TEST_SUITE(ConformanceMixedSplitPhase, barrier_kinds_tested, type_names);
 
-// [thread.barrier.class] arrive does not block: a CPU participant and a GPU participant
-// arrive, then do what the other waits for before it arrives, then wait, the CPU leading
-// in odd phases and the GPU in even ones, phases 1 to 1000 (each crosses the link several
-// times): flags.hpp's arrive_signal_wait.
-TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitAcrossTheLinkInEveryPhase)
+/// Split-phase use, the CPU leading in odd phases and the GPU in even ones, phases 1 to
+/// 1000 (each crosses the link several times): flags.hpp's arrive_signal_wait.
+template <class Kind, bool Counted>
+void arrive_signal_wait_across_the_link()
 {
-  UNISYNC_REQUIRE_GPU();
-  using barrier_type = typename TypeParam::template type<unisync::empty_completion>;
   constexpr cuda::std::uint32_t phases = 1000;
-  auto barrier = unisync::make_managed<barrier_type>(2);
-  TypeParam::prepare(*barrier);
+  auto runs = unisync::make_managed<cuda::std::uint32_t>(0u);
+  auto barrier = make_barrier<Kind, Counted>(2, runs.get());
   auto signals = unisync::make_managed<split_phase_signals>();
   arrive_signal_wait_on_gpu<<<1, 1>>>(barrier.get(), signals.get(), phases);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-  barrier_type* const shared_barrier = barrier.get();
+  auto* const shared_barrier = barrier.get();
   split_phase_signals* const shared_signals = signals.get();
   bounded_thread cpu([shared_barrier, shared_signals] { arrive_signal_wait(*shared_barrier, *shared_signals, 0, phases); });
-  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals));
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals, runs));
   EXPECT_EQ(signals->failures, 0u) << "a participant's arrive() waited for the other side";
   EXPECT_EQ(signals->raised[0], phases);
   EXPECT_EQ(signals->raised[1], phases);
+  if (Counted) EXPECT_EQ(*runs, phases) << "the completion runs once per phase";
+}
+
+// [thread.barrier.class] arrive does not block: a CPU participant and a GPU participant
+// arrive, then do what the other waits for before it arrives, then wait.
+TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitAcrossTheLinkInEveryPhase)
+{
+  UNISYNC_REQUIRE_GPU();
+  arrive_signal_wait_across_the_link<TypeParam, false>();
+}
+
+// The same with a completion function, which runs once per phase on whichever side the
+// barrier chooses (for a partitioned barrier, after its two leaders agree).
+TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitWithACompletionInEveryPhase)
+{
+  UNISYNC_REQUIRE_GPU();
+  arrive_signal_wait_across_the_link<TypeParam, true>();
+}
+
+/// Split-phase use with drops that all come from one side, `drops_on` (0: CPU, 1: GPU),
+/// which carries every extra participant (a partitioned barrier's participants stay on
+/// their side). In each phase that side arrives for itself and all extras still in but
+/// one, lets that one leave with arrive_and_drop(), and waits; in the phases it leads (odd
+/// ones for the CPU, even ones for the GPU) it raises its flag between the drop and the
+/// wait, and the other participant arrives only once the flag is up, so the drop must
+/// return before the other side arrives. The other side leads the remaining phases with a
+/// plain arrive().
+template <class Barrier>
+UNISYNC_HOST_DEVICE void drop_from_one_side_signal_wait(Barrier& barrier, split_phase_signals& signals, unsigned me,
+                                                        unsigned drops_on, cuda::std::uint32_t phases)
+{
+  for (cuda::std::uint32_t phase = 1; phase <= phases; ++phase) {
+    bool const leads = (phase & 1u) == (me == 0 ? 1u : 0u);
+    if (!leads && !await_flag(signals.raised[1 - me], phase, signals.failures)) return;
+    cuda::std::uint32_t const extras = phases - phase + 1;  // extra participants in this phase
+    auto token = me == drops_on && extras > 1 ? barrier.arrive(extras) : barrier.arrive();
+    if (me == drops_on) barrier.arrive_and_drop();
+    if (leads) raise_flag(signals.raised[me], phase);
+    barrier.wait(cuda::std::move(token));
+  }
+}
+
+template <class Barrier>
+__global__ void drop_from_one_side_on_gpu(Barrier* barrier, split_phase_signals* signals, unsigned drops_on,
+                                          cuda::std::uint32_t phases)
+{
+  drop_from_one_side_signal_wait(*barrier, *signals, 1, drops_on, phases);
+}
+
+template <class Kind>
+void drop_from_one_side_across_the_link(unsigned drops_on)
+{
+  constexpr cuda::std::uint32_t phases = 200;
+  auto barrier = make_barrier<Kind, false>(2 + phases, nullptr);
+  auto signals = unisync::make_managed<split_phase_signals>();
+  drop_from_one_side_on_gpu<<<1, 1>>>(barrier.get(), signals.get(), drops_on, phases);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  auto* const shared_barrier = barrier.get();
+  split_phase_signals* const shared_signals = signals.get();
+  bounded_thread cpu([shared_barrier, shared_signals, drops_on] {
+    drop_from_one_side_signal_wait(*shared_barrier, *shared_signals, 0, drops_on, phases);
+  });
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals));
+  EXPECT_EQ(signals->failures, 0u) << "an arrive_and_drop() waited for the other side";
+  EXPECT_EQ(signals->raised[0] + signals->raised[1], 2 * phases - 1);
+}
+
+// [thread.barrier.class] arrive_and_drop arrives, it does not wait: a side that lets one
+// participant leave and then does what the other side waits for before it arrives, one
+// participant fewer every phase, the drops on the CPU.
+TYPED_TEST(ConformanceMixedSplitPhase, ArriveAndDropOnTheCpuThenSignalInEveryOtherPhase)
+{
+  UNISYNC_REQUIRE_GPU();
+  drop_from_one_side_across_the_link<TypeParam>(0);
+}
+
+// The same with the drops on the GPU.
+TYPED_TEST(ConformanceMixedSplitPhase, ArriveAndDropOnTheGpuThenSignalInEveryOtherPhase)
+{
+  UNISYNC_REQUIRE_GPU();
+  drop_from_one_side_across_the_link<TypeParam>(1);
 }
 
 /// Split-phase use with drops: participant `me` (0: CPU, 1: GPU) leads in odd phases (0)
