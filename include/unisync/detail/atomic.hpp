@@ -31,48 +31,22 @@ class scoped_atomic_ref : public cuda::atomic_ref<T, Scope> {
 
   UNISYNC_HOST_DEVICE T fetch_add(T value, cuda::std::memory_order order = memory_order_seq_cst) const noexcept
   {
-#if defined(__CUDACC__)
-    if constexpr (global_form) {
-      NV_IF_TARGET(NV_IS_DEVICE, (if (__isGlobal(word_)) {
-                     return from_bits(global_fetch_add<Scope>(bits(), to_bits(value), order));
-                   }))
-    }
-#endif
-    return generic::fetch_add(value, order);
+    return global_or_generic<global_op::add>(to_bits(value), order, [&] { return generic::fetch_add(value, order); });
   }
   UNISYNC_HOST_DEVICE T fetch_sub(T value, cuda::std::memory_order order = memory_order_seq_cst) const noexcept
   {
-#if defined(__CUDACC__)
     // Subtraction is the addition of the two's complement, modulo 2^64 as the word's.
-    if constexpr (global_form) {
-      NV_IF_TARGET(NV_IS_DEVICE, (if (__isGlobal(word_)) {
-                     return from_bits(global_fetch_add<Scope>(bits(), ~to_bits(value) + 1, order));
-                   }))
-    }
-#endif
-    return generic::fetch_sub(value, order);
+    return global_or_generic<global_op::add>(~to_bits(value) + 1, order,
+                                             [&] { return generic::fetch_sub(value, order); });
   }
   UNISYNC_HOST_DEVICE T fetch_or(T value, cuda::std::memory_order order = memory_order_seq_cst) const noexcept
   {
-#if defined(__CUDACC__)
-    if constexpr (global_form) {
-      NV_IF_TARGET(NV_IS_DEVICE, (if (__isGlobal(word_)) {
-                     return from_bits(global_fetch_or<Scope>(bits(), to_bits(value), order));
-                   }))
-    }
-#endif
-    return generic::fetch_or(value, order);
+    return global_or_generic<global_op::bit_or>(to_bits(value), order, [&] { return generic::fetch_or(value, order); });
   }
   UNISYNC_HOST_DEVICE T exchange(T value, cuda::std::memory_order order = memory_order_seq_cst) const noexcept
   {
-#if defined(__CUDACC__)
-    if constexpr (global_form) {
-      NV_IF_TARGET(NV_IS_DEVICE, (if (__isGlobal(word_)) {
-                     return from_bits(global_exchange<Scope>(bits(), to_bits(value), order));
-                   }))
-    }
-#endif
-    return generic::exchange(value, order);
+    return global_or_generic<global_op::exchange>(to_bits(value), order,
+                                                  [&] { return generic::exchange(value, order); });
   }
   UNISYNC_HOST_DEVICE bool compare_exchange_strong(T& expected, T desired, cuda::std::memory_order success,
                                                    cuda::std::memory_order failure) const noexcept
@@ -105,6 +79,33 @@ class scoped_atomic_ref : public cuda::atomic_ref<T, Scope> {
   // forms, and a block-scope word may be in shared memory.
   static constexpr bool global_form = cuda::std::is_integral<T>::value && sizeof(T) == sizeof(cuda::std::uint64_t) &&
                                       (Scope == cuda::thread_scope_device || Scope == cuda::thread_scope_system);
+
+  enum class global_op { add, bit_or, exchange };
+
+  /// The read-modify-write `Op` of `operand` in the global state space on the GPU, when
+  /// this type has the global form and the word is in global memory; `generic_call()`
+  /// (atomic_ref's) otherwise.
+  template <global_op Op, class Generic>
+  UNISYNC_HOST_DEVICE T global_or_generic(cuda::std::uint64_t operand, cuda::std::memory_order order,
+                                          Generic generic_call) const noexcept
+  {
+#if defined(__CUDACC__)
+    if constexpr (global_form) {
+      NV_IF_TARGET(NV_IS_DEVICE, (if (__isGlobal(word_)) {
+                     if constexpr (Op == global_op::add) {
+                       return from_bits(global_fetch_add<Scope>(bits(), operand, order));
+                     } else if constexpr (Op == global_op::bit_or) {
+                       return from_bits(global_fetch_or<Scope>(bits(), operand, order));
+                     } else {
+                       return from_bits(global_exchange<Scope>(bits(), operand, order));
+                     }
+                   }))
+    }
+#endif
+    static_cast<void>(operand);
+    static_cast<void>(order);
+    return generic_call();
+  }
 
 #if defined(__CUDACC__)
   __device__ cuda::std::uint64_t* bits() const noexcept
