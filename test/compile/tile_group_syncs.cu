@@ -35,8 +35,17 @@ __global__ void try_lock_tile8(unisync::basic_mutex<device>* mutex, bool* taken)
 }
 
 // A sync that orders the lanes' writes, the ballot, then the leader's release.
-__global__ void count_down_tile32(unisync::basic_latch<device>* latch) { latch->count_down(tile<32>()); }
+__global__ void count_down_tile32(unisync::basic_latch<device>* latch)
+{
+  latch->count_down(tile<32>());
+}
 
-__global__ void count_down_tile8(unisync::basic_latch<device>* latch) { latch->count_down(tile<8>()); }
+__global__ void count_down_tile8(unisync::basic_latch<device>* latch)
+{
+  latch->count_down(tile<8>());
+}
 
-__global__ void arrive_and_wait_tile32(unisync::basic_barrier<device>* barrier) { barrier->arrive_and_wait(tile<32>()); }
+__global__ void arrive_and_wait_tile32(unisync::basic_barrier<device>* barrier)
+{
+  barrier->arrive_and_wait(tile<32>());
+}

@@ -62,8 +62,8 @@ struct counting_completion {
 
 /// The barrier type of a kind, with a counting completion or none.
 template <class Kind, bool Counted>
-using barrier_of = typename Kind::template type<
-    cuda::std::conditional_t<Counted, counting_completion, unisync::empty_completion>>;
+using barrier_of =
+    typename Kind::template type<cuda::std::conditional_t<Counted, counting_completion, unisync::empty_completion>>;
 
 /// Makes a barrier of `participants` in managed memory; with a counting completion, that
 /// counts in `runs`.
@@ -223,7 +223,8 @@ void arrive_signal_wait_across_the_link()
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   auto* const shared_barrier = barrier.get();
   split_phase_signals* const shared_signals = signals.get();
-  bounded_thread cpu([shared_barrier, shared_signals] { arrive_signal_wait(*shared_barrier, *shared_signals, 0, phases); });
+  bounded_thread cpu(
+      [shared_barrier, shared_signals] { arrive_signal_wait(*shared_barrier, *shared_signals, 0, phases); });
   ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals, runs));
   EXPECT_EQ(signals->failures, 0u) << "a participant's arrive() waited for the other side";
   EXPECT_EQ(signals->raised[0], phases);
