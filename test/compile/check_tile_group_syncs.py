@@ -15,13 +15,14 @@ COUNTS_BEFORE_RELEASE = ("count_down_tile32", "count_down_tile8", "arrive_and_wa
 
 
 def instructions(ptx, kernel):
-    """The kernel's votes, warp syncs and atomics, in program order."""
+    """The kernel's votes, warp syncs and atomics, in the order of the PTX text; a call
+    would hide instructions from that order (a debug build's), so it is reported."""
     match = re.search(r"\.entry\s+\S*" + kernel + r"\S*\s*\((.*?)\n\}", ptx, re.S)
     if not match:
         sys.exit(f"no kernel {kernel} in the PTX")
     found = []
     for line in match.group(1).splitlines():
-        instruction = re.match(r"\s*(?:@!?%\w+\s+)?(vote\.sync|bar\.warp\.sync|atom|red)\b", line)
+        instruction = re.match(r"\s*(?:@!?%\w+\s+)?(vote\.sync|bar\.warp\.sync|atom|red|call)\b", line)
         if instruction:
             found.append(instruction.group(1))
     return found
@@ -32,16 +33,23 @@ def check(kernel, found):
         return f"{kernel}: no vote ({found})"
     first_vote = found.index("vote.sync")
     last_vote = len(found) - 1 - found[::-1].index("vote.sync")
+    # The stretch the property is about: from the start to the sync after the last vote
+    # (spreading an acquire), or to the first vote and the atomic after it (counting).
     if kernel in SPREADS_ACQUIRE:
         if "atom" not in found[:first_vote]:
             return f"{kernel}: the leader's atomic does not come before the vote ({found})"
         if "bar.warp.sync" not in found[last_vote + 1:]:
             return f"{kernel}: no warp sync after the vote that spreads the leader's acquire ({found})"
+        checked = found[: found.index("bar.warp.sync", last_vote + 1)]
     else:
         if "bar.warp.sync" not in found[:first_vote]:
             return f"{kernel}: no warp sync before the ballot that counts the lanes ({found})"
-        if not any(name in ("atom", "red") for name in found[last_vote + 1:]):
+        after = [i for i, name in enumerate(found) if i > last_vote and name in ("atom", "red")]
+        if not after:
             return f"{kernel}: the leader's atomic does not follow the ballot ({found})"
+        checked = found[: after[0]]
+    if "call" in checked:
+        return f"{kernel}: calls a function there, whose instructions this check cannot order ({found})"
     return None
 
 

@@ -12,6 +12,7 @@
 
 #include <unisync/managed.hpp>
 
+#include <cuda/atomic>
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
 #include <cuda/std/utility>
@@ -54,10 +55,15 @@ struct token_roles {
 
 /// A completion function that counts its runs in managed memory, on either side: with
 /// one, a partitioned barrier's mixed phases take the path where the two sides' leaders
-/// agree on which of them runs it.
+/// agree on which of them runs it. Atomic, so that two runs of one phase (both leaders)
+/// count twice even where they overlap.
 struct counting_completion {
   cuda::std::uint32_t* runs;
-  UNISYNC_HOST_DEVICE void operator()() const noexcept { ++*runs; }
+  UNISYNC_HOST_DEVICE void operator()() const noexcept
+  {
+    cuda::atomic_ref<cuda::std::uint32_t, cuda::thread_scope_system> counter(*runs);
+    counter.fetch_add(1, cuda::std::memory_order_relaxed);
+  }
 };
 
 /// The barrier type of a kind, with a counting completion or none.
@@ -240,8 +246,10 @@ TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitAcrossTheLinkInEveryPhase
   arrive_signal_wait_across_the_link<TypeParam, false>();
 }
 
-// The same with a completion function, which runs once per phase on whichever side the
-// barrier chooses (for a partitioned barrier, after its two leaders agree).
+// [thread.barrier.class] the completion step runs exactly once per phase, before any
+// participant of the phase is released: the same with a completion function, which runs
+// on whichever side the barrier chooses (for a partitioned barrier, after its two leaders
+// agree).
 TYPED_TEST(ConformanceMixedSplitPhase, ArriveSignalWaitWithACompletionInEveryPhase)
 {
   UNISYNC_REQUIRE_GPU();
@@ -278,11 +286,13 @@ __global__ void drop_from_one_side_on_gpu(Barrier* barrier, split_phase_signals*
   drop_from_one_side_signal_wait(*barrier, *signals, 1, drops_on, phases);
 }
 
-template <class Kind>
+template <class Kind, bool Counted>
 void drop_from_one_side_across_the_link(unsigned drops_on)
 {
   constexpr cuda::std::uint32_t phases = 200;
-  auto barrier = make_barrier<Kind, false>(2 + phases, nullptr);
+  static_assert(phases % 2 == 0, "each side leads the last phase of its parity: 2 * phases - 1 below");
+  auto runs = unisync::make_managed<cuda::std::uint32_t>(0u);
+  auto barrier = make_barrier<Kind, Counted>(2 + phases, runs.get());
   auto signals = unisync::make_managed<split_phase_signals>();
   drop_from_one_side_on_gpu<<<1, 1>>>(barrier.get(), signals.get(), drops_on, phases);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
@@ -291,9 +301,10 @@ void drop_from_one_side_across_the_link(unsigned drops_on)
   bounded_thread cpu([shared_barrier, shared_signals, drops_on] {
     drop_from_one_side_signal_wait(*shared_barrier, *shared_signals, 0, drops_on, phases);
   });
-  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals));
+  ASSERT_NO_FATAL_FAILURE(finish_both_sides(cpu.returned_within(), barrier, signals, runs));
   EXPECT_EQ(signals->failures, 0u) << "an arrive_and_drop() waited for the other side";
   EXPECT_EQ(signals->raised[0] + signals->raised[1], 2 * phases - 1);
+  if (Counted) EXPECT_EQ(*runs, phases) << "the completion runs once per phase";
 }
 
 // [thread.barrier.class] arrive_and_drop arrives, it does not wait: a side that lets one
@@ -302,14 +313,24 @@ void drop_from_one_side_across_the_link(unsigned drops_on)
 TYPED_TEST(ConformanceMixedSplitPhase, ArriveAndDropOnTheCpuThenSignalInEveryOtherPhase)
 {
   UNISYNC_REQUIRE_GPU();
-  drop_from_one_side_across_the_link<TypeParam>(0);
+  drop_from_one_side_across_the_link<TypeParam, false>(0);
 }
 
 // The same with the drops on the GPU.
 TYPED_TEST(ConformanceMixedSplitPhase, ArriveAndDropOnTheGpuThenSignalInEveryOtherPhase)
 {
   UNISYNC_REQUIRE_GPU();
-  drop_from_one_side_across_the_link<TypeParam>(1);
+  drop_from_one_side_across_the_link<TypeParam, false>(1);
+}
+
+// [thread.barrier.class] arrive_and_drop arrives, and the completion step runs once per
+// phase: drops from either side with a completion function (a partitioned barrier's
+// dropping leader then takes the path where the two leaders agree on who runs it).
+TYPED_TEST(ConformanceMixedSplitPhase, ArriveAndDropThenSignalWithACompletion)
+{
+  UNISYNC_REQUIRE_GPU();
+  drop_from_one_side_across_the_link<TypeParam, true>(0);
+  drop_from_one_side_across_the_link<TypeParam, true>(1);
 }
 
 /// Split-phase use with drops: participant `me` (0: CPU, 1: GPU) leads in odd phases (0)
