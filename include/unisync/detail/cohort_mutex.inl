@@ -222,8 +222,8 @@ UNISYNC_HOST_DEVICE void basic_cohort_mutex<Backoff>::announce_interest(side_id 
   // Peterson needs the interest before the turn store in coherence order as well: without
   // this fence the other side can store turn after this side's turn store, fence, and
   // still read interested[me] == 0 (the "R" shape, allowed by C++ and PTX), and both enter.
-  // Its cost is within noise: mixed cells with 8-528 blocks 1.00x on geometric mean
-  // without it, 0.94-1.07x (benchmark/results/h200-cohort-peterson-fence).
+  // Its cost, without it against with it: mixed cells with 8-528 blocks 1.00x on geometric
+  // mean (0.94-1.07x), one GPU block alone 1.11x (benchmark/results/h200-cohort-peterson-fence).
   cuda::atomic_thread_fence(detail::memory_order_seq_cst, cuda::thread_scope_system);
   // "You first": released, so an entering other side that reads it synchronizes with this
   // side's previous critical sections.
