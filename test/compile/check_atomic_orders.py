@@ -8,16 +8,15 @@ Usage: check_atomic_orders.py FILE.ptx"""
 import re
 import sys
 
+from ptx_kernels import kernel_lines, report
+
 EXPECTED_CALLS = 6 * (4 + 3) + 1  # per order: four operations, three failure orders; seq_cst twice
 
 
 def calls(ptx, kernel):
     """The kernel's calls, each the list of its atomics and fences, qualifiers sorted."""
-    match = re.search(r"\.entry\s+\S*" + kernel + r"\S*\s*\((.*?)\n\}", ptx, re.S)
-    if not match:
-        sys.exit(f"no kernel {kernel} in the PTX")
     result, current = [], []
-    for line in match.group(1).splitlines():
+    for line in kernel_lines(ptx, kernel):
         line = line.strip()
         if line.startswith("// next call"):
             result.append(current)
@@ -53,10 +52,7 @@ def main():
             for name, qualifiers in mine:
                 if name == "atom" and "global" not in qualifiers:
                     failures.append(f"{scope} call {index}: atomic_at's {name}.{'.'.join(qualifiers)} is generic")
-    for failure in failures:
-        print(failure)
-    print(f"{'FAILED' if failures else 'passed'}: {2 * EXPECTED_CALLS} calls compared")
-    return 1 if failures else 0
+    return report(failures, f"{2 * EXPECTED_CALLS} calls compared")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ Usage: check_tile_group_syncs.py FILE.ptx"""
 import re
 import sys
 
+from ptx_kernels import kernel_lines, report
+
 # Kernel name -> what its instructions must show, in order.
 SPREADS_ACQUIRE = ("try_lock_tile32", "try_lock_tile8")
 COUNTS_BEFORE_RELEASE = ("count_down_tile32", "count_down_tile8", "arrive_and_wait_tile32")
@@ -17,11 +19,8 @@ COUNTS_BEFORE_RELEASE = ("count_down_tile32", "count_down_tile8", "arrive_and_wa
 def instructions(ptx, kernel):
     """The kernel's votes, warp syncs and atomics, in the order of the PTX text; a call
     would hide instructions from that order (a debug build's), so it is reported."""
-    match = re.search(r"\.entry\s+\S*" + kernel + r"\S*\s*\((.*?)\n\}", ptx, re.S)
-    if not match:
-        sys.exit(f"no kernel {kernel} in the PTX")
     found = []
-    for line in match.group(1).splitlines():
+    for line in kernel_lines(ptx, kernel):
         instruction = re.match(r"\s*(?:@!?%\w+\s+)?(vote\.sync|bar\.warp\.sync|atom|red|call)\b", line)
         if instruction:
             found.append(instruction.group(1))
@@ -57,10 +56,7 @@ def main():
     ptx = open(sys.argv[1]).read()
     kernels = SPREADS_ACQUIRE + COUNTS_BEFORE_RELEASE
     failures = [f for f in (check(k, instructions(ptx, k)) for k in kernels) if f]
-    for failure in failures:
-        print(failure)
-    print(f"{'FAILED' if failures else 'passed'}: {len(kernels)} tile overloads checked")
-    return 1 if failures else 0
+    return report(failures, f"{len(kernels)} tile overloads checked")
 
 
 if __name__ == "__main__":
