@@ -68,21 +68,26 @@ namespace unisync {
  * other side left): a side that has the barrier to itself counts with `basic_barrier`'s
  * scheme (arrivals before a phase's arm, or above its stop while the completion runs, are
  * placed in whole phases past it; with a completion function fewer than 2^22 may come
- * while it runs), and an arrival beyond the first phase counts on its side once that
- * phase's last arriver has run the completion and armed the sides. With participants on
- * both sides, an arrival beyond its side's share is refused (host: unisync::error, device:
- * trap) in every build, and so, when it is seen, are arrivals beyond the first phase or
- * an `arrive_and_drop()` beyond it (the first phase's last arriver sees those that
- * counted on their side before it read the split), since the split it learns is the set
+ * while it runs), and arrivals beyond the first phase that come before its release are
+ * counted on the side by that phase's last arriver, after it has run the completion and
+ * armed the sides (each such arrival learns its phase in its wait, by its rank among
+ * them), those after the release by themselves. With participants on both sides, an
+ * arrival beyond its side's share is refused (host: unisync::error, device: trap) in
+ * every build, and so, when it is seen, are arrivals beyond the first phase or an
+ * `arrive_and_drop()` beyond it (the first phase's last arriver sees those that counted
+ * on their side before it read the split, and those that came before its release, which
+ * are refused in their waits too), since the split it learns is the set
  * of threads that arrive in each phase; in flat mode (below) any arrival beyond a phase is
  * refused. With more threads than expected a waiter must not fall 2^14 phases behind the
  * barrier (side phase numbers wrap at 2^15).
  *
- * Waits inside `arrive()` and `arrive_and_drop()`, each for a participant that has
- * already arrived and is one step from done, never for one that has not: an arrival
- * beyond the first phase waits for that phase's last arriver to arm the sides (and to run
- * the completion); with a completion function, a mixed phase's CPU leader (its last
- * arrival or drop) may wait for the verdict below. On a side alone `arrive_and_drop()`
+ * The one wait inside `arrive()` and `arrive_and_drop()` is for a participant that has
+ * already arrived and is one step from done, never for one that has not: with a
+ * completion function, a mixed phase's CPU leader (its last arrival or drop) may wait for
+ * the verdict below. An arrival beyond the first phase never waits for that phase's last
+ * arriver: it takes a rank among those beyond it (its subtraction from the central word),
+ * and the last arriver, once it has armed the sides, counts those that came before its
+ * release on the side and publishes where they landed. On a side alone `arrive_and_drop()`
  * never waits: a drop that comes in before the open phase's arm (or while the completion
  * of the phase before runs) takes only its participant, and the arming thread adds its
  * arrival, as `basic_barrier`'s does; an arrival beyond the phase that races it may be
@@ -160,6 +165,7 @@ class basic_partitioned_barrier {
       mixed = 16,             // both sides take part in the phase: it ends through the reports
       leads_side = 32,        // the side's leader: stored the side's report, polls the other's
       placed_beyond = 64,     // internal: where the arrivals landed is in arrive_as's `beyond`
+      captured = 128,         // beyond the first phase, counted by its last arriver: phase_ is a rank
     };
     UNISYNC_HOST_DEVICE arrival_token(cuda::std::uint32_t phase, cuda::std::uint32_t weight, cuda::std::uint32_t flags,
                                       cuda::std::uint32_t next_share = 0) noexcept
@@ -167,7 +173,9 @@ class basic_partitioned_barrier {
     {
     }
     UNISYNC_HOST_DEVICE bool has(flag which) const noexcept { return (flags_ & which) != 0; }
-    cuda::std::uint32_t phase_ = 0;  // central: the phase number; on a side: the side's phase number
+    // central: the phase number; on a side: the side's phase number; captured: the rank of
+    // the arrival among those beyond the first phase, until its placement is known.
+    cuda::std::uint32_t phase_ = 0;
     cuda::std::uint32_t weight_ = 1;
     cuda::std::uint32_t flags_ = central;
     cuda::std::uint32_t next_share_ = 0;  // a leader's: the side's share of the next phase
@@ -182,7 +190,11 @@ class basic_partitioned_barrier {
                                                                    CompletionFunction completion = CompletionFunction())
       : central_{expected == 0 ? (cuda::std::uint64_t{1} << phase_shift) | central_bias
                                : static_cast<cuda::std::uint64_t>(expected) + central_bias,
-                 static_cast<cuda::std::uint32_t>(expected), 0, 0, cuda::std::move(completion)},
+                 static_cast<cuda::std::uint32_t>(expected),
+                 0,
+                 0,
+                 0,
+                 cuda::std::move(completion)},
         // Without participants there is no first phase to learn a split in: both sides
         // start with none, and an arrival is refused as on a side without participants.
         cpu_{expected == 0 ? 0 : learning_flag | learning_base},
@@ -194,7 +206,8 @@ class basic_partitioned_barrier {
   basic_partitioned_barrier& operator=(basic_partitioned_barrier const&) = delete;
 
   /// Counts `update` arrivals of the calling thread's side. Never waits for a participant
-  /// that has not arrived (see the class comment for the bounded waits for one that has).
+  /// that has not arrived (see the class comment for the one bounded wait, with a
+  /// completion function, for one that has).
   /// Preconditions: update > 0 and at most the arrivals still missing (debug builds); with
   /// participants on both sides, at most the side's share (always checked, see the class
   /// comment). Cost: one
@@ -311,11 +324,27 @@ class basic_partitioned_barrier {
   // The phase of the ranks counted in the first phase, in arrivals_placed::phase_of: no
   // side phase number.
   static constexpr cuda::std::uint32_t first_phase_rank = ~0u;
+  // In arrivals_placed::phase_of, the ranks of an addition captured beyond the first phase
+  // (not placed yet): this bit and the rank, one value per rank, none a side phase number.
+  static constexpr cuda::std::uint32_t captured_rank_tag = 1u << 31;
+  // The placement of the arrivals captured beyond the first phase (central_part::captured):
+  // published (bit 63) | on the GPU's side (62) | the side phase of the first (61..47) |
+  // the room in it (46..23) | the side's participants (22..0). Published with no
+  // participants: the captured arrivals were refused.
+  static constexpr cuda::std::uint64_t captured_published = cuda::std::uint64_t{1} << 63;
+  static constexpr cuda::std::uint64_t captured_on_gpu = cuda::std::uint64_t{1} << 62;
+  static constexpr int captured_phase_shift = 47;
+  static constexpr int captured_room_shift = 23;
+  static constexpr cuda::std::uint32_t captured_room_mask = (1u << 24) - 1;
 
   /// Where the arrivals of one addition were counted (a warp's lanes add as one; rank r is
   /// its r-th arrival): the first `central_ranks` in the first phase, which this thread's
   /// addition completed; the next `room` in the phase of `first`; on a side that has the
-  /// barrier to itself, the rest in whole phases of `participants` after that one.
+  /// barrier to itself, the rest in whole phases of `participants` after that one. The
+  /// arrivals of an addition captured beyond the first phase (later_flags has `captured`)
+  /// are not placed yet: rank r's token carries its rank among the captured,
+  /// first.phase_ + r - central_ranks, and its wait learns the phase once the first
+  /// phase's last arriver has counted it.
   struct arrivals_placed {
     arrival_token first;
     cuda::std::uint32_t central_ranks = 0;
@@ -332,10 +361,22 @@ class basic_partitioned_barrier {
       placed.weight = token.weight_;
       return placed;
     }
+    UNISYNC_HOST_DEVICE static arrivals_placed captured_beyond(cuda::std::uint32_t rank, cuda::std::uint32_t weight,
+                                                               cuda::std::uint32_t side_flag) noexcept
+    {
+      arrivals_placed placed;
+      placed.later_flags = arrival_token::captured | side_flag;
+      placed.first = arrival_token(rank, weight, placed.later_flags);
+      placed.room = 1;  // each rank on its own: they may land in different phases
+      placed.weight = weight;
+      return placed;
+    }
+    UNISYNC_HOST_DEVICE bool is_captured() const noexcept { return (later_flags & arrival_token::captured) != 0; }
     UNISYNC_HOST_DEVICE bool span_phases() const noexcept { return central_ranks != 0 || weight - central_ranks > room; }
     UNISYNC_HOST_DEVICE cuda::std::uint32_t phase_of(cuda::std::uint32_t rank) const noexcept
     {
       if (rank < central_ranks) return first_phase_rank;
+      if (is_captured()) return captured_rank_tag | (first.phase_ + rank - central_ranks);
       rank -= central_ranks;
       return rank < room ? first.phase_ : (first.phase_ + 1u + (rank - room) / participants) & side_phase_mask;
     }
@@ -344,6 +385,7 @@ class basic_partitioned_barrier {
     UNISYNC_HOST_DEVICE arrival_token token_of(cuda::std::uint32_t rank) const noexcept
     {
       if (rank < central_ranks) return arrival_token(0, weight, arrival_token::central | arrival_token::completed_phase);
+      if (is_captured()) return arrival_token(first.phase_ + rank - central_ranks, weight, later_flags);
       if (rank - central_ranks < room) return first;
       cuda::std::uint32_t const phase = phase_of(rank);
       return arrival_token(phase, weight,
@@ -386,6 +428,7 @@ class basic_partitioned_barrier {
     cuda::std::uint32_t expected;           // participants of the next central phase
     cuda::std::uint32_t drops;              // drops in a central phase
     cuda::std::uint32_t flat;               // 1: every phase stays central (set by make_managed)
+    cuda::std::uint64_t captured;           // the placement of the arrivals captured beyond the first phase
     CompletionFunction completion;
   };
 
@@ -432,7 +475,10 @@ class basic_partitioned_barrier {
   UNISYNC_HOST_DEVICE arrival_token arrive_beyond_first_phase(side_kind side, cuda::std::uint64_t before,
                                                               cuda::std::uint32_t weight, bool drop,
                                                               arrivals_placed* into);
-  UNISYNC_HOST_DEVICE void complete_central_phase(cuda::std::uint32_t phase);
+  UNISYNC_HOST_DEVICE void complete_central_phase(side_kind side, cuda::std::uint32_t phase);
+  UNISYNC_HOST_DEVICE void count_captured(side_kind side, cuda::std::uint32_t captured, cuda::std::uint32_t cpu_share,
+                                          cuda::std::uint32_t gpu_share);
+  UNISYNC_HOST_DEVICE bool resolve_captured(arrival_token& token, cuda::std::memory_order order) const;
   UNISYNC_HOST_DEVICE arrival_token settle_arrival(side_kind side, cuda::std::uint64_t before,
                                                    cuda::std::uint32_t phase, cuda::std::uint64_t reached,
                                                    cuda::std::uint32_t weight, cuda::std::uint32_t next_share);

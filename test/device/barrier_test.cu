@@ -2,6 +2,7 @@
 // block to the most blocks that can be resident, and the co-residency guard.
 
 #include "device_actors.cuh"
+#include "flags.hpp"
 #include "gpu.hpp"
 
 #include <unisync/barrier.hpp>
@@ -177,6 +178,63 @@ TEST(DevicePartitionedBarrier, StaggeredDropsShrinkLaterPhases)
   check_staggered_drops<unisync::partitioned_barrier<>>(multiprocessor_count(), 64, 200);
   check_staggered_drops<checked_partitioned_barrier>(multiprocessor_count(), 64, 200);
   check_staggered_drops<checked_partitioned_barrier>(1, 128, 200);
+}
+
+/// A completion that holds its first run until `signal` is raised, at most two seconds
+/// (then it notes that it was held too long), and counts its runs.
+struct completion_awaiting_a_signal {
+  cuda::std::uint32_t* runs;
+  cuda::std::uint32_t* running;
+  cuda::std::uint32_t* signal;
+  cuda::std::uint32_t* held_too_long;
+  UNISYNC_HOST_DEVICE void operator()() const noexcept
+  {
+    using unisync::detail::atomic_at;
+    if (atomic_at<cuda::thread_scope_system>(*runs).fetch_add(1, unisync::detail::memory_order_relaxed) != 0) return;
+    raise_flag(*running, 1);
+    auto const limit = unisync::detail::deadline::after(2'000'000'000ull);
+    while (load_flag(*signal) == 0) {
+      if (limit.passed()) {
+        raise_flag(*held_too_long, 1);
+        return;
+      }
+    }
+  }
+};
+
+/// Warp 0's lane 0 completes the first phase of a barrier of one; warp 1's lane 0 arrives
+/// beyond it while the completion runs, then raises the signal the completion waits for.
+template <class Barrier>
+__global__ void arrive_beyond_while_the_first_completion_runs(Barrier* barrier, cuda::std::uint32_t* running,
+                                                              cuda::std::uint32_t* signal)
+{
+  if (threadIdx.x == 0) barrier->arrive_and_wait();
+  if (threadIdx.x == 32) {
+    while (load_flag(*running) == 0) {
+    }
+    auto token = barrier->arrive();
+    raise_flag(*signal, 1);
+    barrier->wait(cuda::std::move(token));
+  }
+}
+
+// GPU threads alone, more than the barrier expects: an arrival beyond the first phase that
+// comes while that phase's completion runs returns from arrive() at once (its last arriver
+// counts it on the side after the arm), and is released once its own phase completes.
+TEST(DevicePartitionedBarrier, AnArrivalBeyondTheFirstPhaseReturnsWhileItsCompletionRuns)
+{
+  UNISYNC_REQUIRE_GPU();
+  using holding_barrier = unisync::partitioned_barrier<completion_awaiting_a_signal>;
+  auto runs = unisync::make_managed<cuda::std::uint32_t>(0u);
+  auto running = unisync::make_managed<cuda::std::uint32_t>(0u);
+  auto signal = unisync::make_managed<cuda::std::uint32_t>(0u);
+  auto held_too_long = unisync::make_managed<cuda::std::uint32_t>(0u);
+  auto barrier = unisync::make_managed<holding_barrier>(
+      1, completion_awaiting_a_signal{runs.get(), running.get(), signal.get(), held_too_long.get()});
+  arrive_beyond_while_the_first_completion_runs<<<1, 64>>>(barrier.get(), running.get(), signal.get());
+  ASSERT_EQ(finish_device_work(), cudaSuccess);
+  EXPECT_EQ(*held_too_long, 0u) << "the arrival beyond the first phase waited for its completion";
+  EXPECT_EQ(*runs, 2u) << "the first phase and the one the arrival beyond it completed";
 }
 
 TEST(DeviceBarrier, CoResidencyGuardRefusesAnOversizedGrid)

@@ -332,4 +332,63 @@ TEST(PartitionedSidesAlone, ArriveAndDropReturnsWhileTheCompletionRuns)
   }
 }
 
+// More threads than the barrier expects, all on one side: arrivals beyond the first phase
+// that come while its last arriver runs the completion return at once, without waiting
+// for the arm. The last arriver counts them on the side after arming it (here two, in the
+// second and third phases of a barrier of one), and each is released when its own phase
+// completes.
+TEST(PartitionedSidesAlone, ArrivalsBeyondTheFirstPhaseReturnWhileItsCompletionRuns)
+{
+  for (side const alone : {side::cpu, side::gpu}) {
+    SCOPED_TRACE(alone == side::cpu ? "participants on the cpu" : "participants on the gpu");
+    using holding = unisync::test::completion_holding_a_run;
+    holding::state state;
+    unisync::partitioned_barrier<holding> barrier(1, holding{&state, 0});  // holds the first phase's run
+    std::thread completer([&] { access::wait_as(barrier, alone, access::arrive_as(barrier, alone)); });
+    EXPECT_TRUE(unisync::test::eventually([&] { return state.running.load(); })) << "the completion never ran";
+    auto second = access::arrive_as(barrier, alone);
+    auto third = access::arrive_as(barrier, alone);
+    state.may_return = true;
+    completer.join();
+    EXPECT_FALSE(state.held_too_long.load()) << "an arrival beyond the first phase waited for its completion";
+    access::wait_as(barrier, alone, std::move(third));
+    access::wait_as(barrier, alone, std::move(second));
+    EXPECT_EQ(state.runs.load(), 3u);
+    EXPECT_EQ(access::open_phase(barrier), 3u);
+    auto fourth = access::arrive_as(barrier, alone);
+    EXPECT_TRUE(access::try_wait_for_as(barrier, alone, fourth, 0)) << "one participant completes its phase";
+    EXPECT_EQ(state.runs.load(), 4u);
+  }
+}
+
+// With participants on both sides in the first phase, an arrival beyond it that comes
+// while the last arriver runs the completion cannot be told apart from a participant that
+// moved sides: it is refused, by the last arriver and in the arrival's own wait, never
+// left waiting.
+TEST(PartitionedSidesMixed, AnArrivalBeyondAMixedFirstPhaseIsRefusedInItsWait)
+{
+  for (side const completing : {side::cpu, side::gpu}) {
+    SCOPED_TRACE(completing == side::cpu ? "completed on the cpu" : "completed on the gpu");
+    using holding = unisync::test::completion_holding_a_run;
+    holding::state state;
+    unisync::partitioned_barrier<holding> barrier(2, holding{&state, 0});
+    auto first = access::arrive_as(barrier, other_than(completing));
+    std::atomic<bool> completer_refused{false};
+    std::thread completer([&] {
+      try {
+        static_cast<void>(access::arrive_as(barrier, completing));
+      } catch (unisync::error const&) {
+        completer_refused = true;
+      }
+    });
+    EXPECT_TRUE(unisync::test::eventually([&] { return state.running.load(); })) << "the completion never ran";
+    auto beyond = access::arrive_as(barrier, other_than(completing));
+    state.may_return = true;
+    completer.join();
+    EXPECT_TRUE(completer_refused.load()) << "the last arriver counted an arrival beyond a mixed first phase";
+    EXPECT_THROW(access::wait_as(barrier, other_than(completing), std::move(beyond)), unisync::error);
+    access::wait_as(barrier, other_than(completing), std::move(first));
+  }
+}
+
 }  // namespace

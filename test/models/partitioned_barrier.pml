@@ -53,9 +53,17 @@
  *                         central.fetch_sub(w) on missing + central_bias: within the
  *                         phase as before (the last arriver: complete_central_phase);
  *                         fewer missing than w: the part still in the first phase (if
- *                         any) completes it, else (phase 0) a bounded wait until the
- *                         central phase changes; then the rest is added to the side word
- *                         (arrive_on_side). A drop or flat mode there: refused
+ *                         any) completes it, and the rest is captured with ranks 0 ..;
+ *                         else, in phase 0, the addition is captured, its rank the units
+ *                         beyond the phase before it (-missing): never a wait; after the
+ *                         release it is added to the side word (arrive_on_side). A drop
+ *                         or flat mode there: refused
+ *   count_captured        the last arriver, after its release, adds the captured units to
+ *                         the side word as one addition (arrive_alone), then publishes the
+ *                         word that addition found (release store); its own rest takes
+ *                         ranks 0 ..
+ *   resolve_captured      a captured rank's wait: once published, its phase is place_rank
+ *                         of its rank in that addition
  *   complete_central_phase  expected -= drops; flat mode: completion, central.store(p + 1
  *                         | bias + expected). Else: loads both side words; if their
  *                         shares do not add up to expected (arrivals beyond the phase
@@ -63,7 +71,8 @@
  *                         of expected, else refused; completion; stores each report (0,
  *                         share) and arms each side word (release stores: phase 0, count
  *                         0, mixed if the other has a share, participants = share);
- *                         central.store(phase 1 | bias)
+ *                         central.exchange(phase 1 | bias): the missing count it replaces
+ *                         is minus the units captured beyond the phase
  *   settle_arrival        (mixed) reached == carry - 1: lead_mixed_phase (the token leads)
  *   lead_mixed_phase      default completion: GPU reads the CPU's report, then stores its
  *                         own (the read is issued before the fence that releases the store:
@@ -128,8 +137,9 @@
  * code loads one, then the other: the same values whenever only one side counts arrivals,
  * as the contract requires), then, after the completion, stores the reports and both side
  * words in one step (stores that overwrite learning-mode additions made after its loads;
- * those arrivals add again after the central release; no thread of one side touches the
- * other side's word); its reads and writes of expected and drops are merged as before.
+ * those arrivals are captured, or add again after the central release; no thread of one
+ * side touches the other side's word); its reads and writes of expected and drops are
+ * merged as before.
  * drop_alone's load and compare-and-swap, retried until it succeeds, are one step; so is
  * arrive_as's compare-and-swap for a drop (a failure that still finds the word learning
  * or mixed retries with the value it read: the same as a fetch_add then). A
@@ -173,7 +183,7 @@
  * round, ROUNDS rounds (default 2), an ideal round barrier between rounds (-DNO_ROUND_
  * BARRIER: none; only where every phase fills without it, expected 1); P0 arrives with
  * weight W0 (a warp's lanes counted with one addition, each lane released in its own
- * phase). So arrivals race beyond the central phase (waiting for its last arriver, or
+ * phase). So arrivals race beyond the central phase (captured before its release, or
  * adding to the side word once armed), weighted additions span the central phase and the
  * side's first one or two side phases, arrivals come before a phase's arm and (with
  * -DCOMPLETION) above its stop while the completion runs. -DDROPPER: P(NP-1)
@@ -262,6 +272,10 @@
  *   -DBUG_NO_DESERTED_COMPLETION  (-DCOMPLETION -DEAGER) a phase whose participants all
  *                          dropped while the completion ran is left open (assertion at
  *                          the end)
+ *   -DBUG_CAPTURED_LOST    the first phase's release forgets the arrivals captured beyond
+ *                          it (a plain store): nobody counts them (deadlock)
+ *   -DBUG_CAPTURED_RANK_ZERO  every captured addition takes rank 0: -DNP=3, two captured
+ *                          arrivals of different phases are placed in one (assertion)
  *   -DBUG_NO_CLAMP         the first phase's last arriver arms the side with the raw
  *                          learned counts, arrivals beyond the phase included (assertion:
  *                          the share check; with -DNO_SHARE_CHECK, which also drops the
@@ -453,6 +467,15 @@ byte abs_missing = OE;        /* its arrivals still missing */
 byte abs_parts = OE;          /* the expected count of later phases */
 byte abs_first[NPH];          /* participants each abstract phase started with */
 byte round_in[ROUNDS + 1];    /* participants through round r */
+/* arrivals beyond the first phase that came before its release (the code's
+   count_captured): their units, counted by the first phase's last arriver after the arm;
+   each unit's abstract phase by rank (ghost); the published placement: the word that
+   addition found */
+#define MAXCAP (W0 + NP)
+byte captured_units;
+byte cap_gph[MAXCAP];
+bool pub;
+byte pub_ph, pub_cnt, pub_par;
 bool dropped;                 /* DROP_FIRST: the dropper's arrive_and_drop() returned */
 byte others_in;               /* DROP_AFTER: the others' arrivals of the drop's round */
 #else
@@ -956,7 +979,13 @@ inline complete_central_phase(p, k, cs, gs) {
     c_phase = (p + 1) % PM;
     if
     :: FLAT_MODE -> c_missing = c_expected; assert(c_missing == MEMBERS(k + 1))
-    :: else -> c_missing = 0                      /* the bias alone */
+    :: else ->                                    /* an exchange: the bias alone */
+#if defined(OVER) && !defined(BUG_CAPTURED_LOST)
+       captured_units = -c_missing;               /* the arrivals beyond it before it */
+#elif !defined(OVER)
+       assert(c_missing == 0);                    /* none beyond it */
+#endif
+       c_missing = 0
     fi
   }
 }
@@ -1230,8 +1259,38 @@ init {
 
 #else /* OVER */
 
+/* count_captured: the first phase's last arriver, after its release, counts the arrivals
+   beyond it that came before the release as one addition to the side word, each unit's
+   abstract phase into cap_gph by rank, and publishes the word that addition found; it is
+   on the participants' side (OS), alone */
+#define COUNT_CAPTURED(n) \
+  r = 0; \
+  do \
+  :: r < (n) -> count_abstract(0, cap_gph[r]); r++ \
+  :: else -> break \
+  od; \
+  r = 0
+inline count_captured(s) {
+  if
+  :: captured_units > 0 ->
+     atomic {                                     /* fetch_add(captured << 32) */
+       assert(!learning[s] && !s_mixed[s] && s_parts[s] != 0);
+       bph = s_phase[s]; bcnt = s_count[s]; bpar = s_parts[s];
+       ADD_LIMITS(bcnt, captured_units);
+       COUNT_CAPTURED(captured_units);
+       add_to_count(s, captured_units)
+     };
+     word_after(bph, bcnt, bpar, captured_units, aph, acnt, apar);
+     arrive_alone(s, captured_units, bph, bcnt, bpar, aph, acnt, apar, open, n, b2);
+     atomic { pub_ph = bph; pub_cnt = bcnt; pub_par = bpar; pub = true }   /* release store */
+  :: else -> skip
+  fi
+}
+
 /* arrive_as(s, w, drop) by a participant of a side alone: counts each rank's abstract
-   phase (gph) and places it as the code does (central ranks, tph, tdone), checked */
+   phase (gph) and places it as the code does (central ranks, tph, tdone), checked; an
+   arrival captured beyond the first phase (capt) takes its rank (crank) and is placed in
+   its wait */
 inline over_arrive(s, w, drop) {
   pre = true;
   if
@@ -1296,7 +1355,7 @@ inline over_arrive(s, w, drop) {
         if
         :: cm >= w ->                             /* within the phase: a central token */
            if
-           :: cm == w -> complete_central_phase(ctp, 0, cs, gs)
+           :: cm == w -> complete_central_phase(ctp, 0, cs, gs); count_captured(s)
            :: else -> skip
            fi;
            ctok = true
@@ -1304,19 +1363,36 @@ inline over_arrive(s, w, drop) {
            assert(!FLAT_MODE);                    /* refused in flat mode */
            assert(!drop);                         /* refused: a drop beyond the first phase */
            if
-           :: cr != 0 -> complete_central_phase(ctp, 0, cs, gs)
-           :: cr == 0 && ctp == 0 -> c_phase != 0   /* the bounded wait for the last arriver */
-           :: else -> skip
-           fi;
-           atomic {                               /* fetch_add(rest << 32) */
-             assert(!learning[s] && !s_mixed[s]);
-             bph = s_phase[s]; bcnt = s_count[s]; bpar = s_parts[s];
-             ADD_LIMITS(bcnt, w - cr);
-             COUNT_UNITS(s, w - cr, 0, cr);
-             add_to_count(s, w - cr)
-           };
-           word_after(bph, bcnt, bpar, w - cr, aph, acnt, apar);
-           arrive_alone(s, w - cr, bph, bcnt, bpar, aph, acnt, apar, open, n, b2)
+           :: cr != 0 ->                          /* completes it; its rest: ranks 0 .. */
+              complete_central_phase(ctp, 0, cs, gs);
+              count_captured(s);
+              atomic {
+                assert(captured_units >= w - cr);
+                r = 0;
+                do
+                :: r < w - cr -> gph[cr + r] = cap_gph[r]; r++
+                :: else -> break
+                od;
+                r = 0
+              }
+           :: cr == 0 && ctp == 0 ->              /* captured: placed in its wait */
+              capt = true; grank = -cm;
+#if defined(BUG_CAPTURED_RANK_ZERO)
+              crank = 0                           /* BUG: every captured addition at rank 0 */
+#else
+              crank = -cm
+#endif
+           :: else ->                             /* after the release: fetch_add(w << 32) */
+              atomic {
+                assert(!learning[s] && !s_mixed[s]);
+                bph = s_phase[s]; bcnt = s_count[s]; bpar = s_parts[s];
+                ADD_LIMITS(bcnt, w);
+                COUNT_UNITS(s, w, 0, 0);
+                add_to_count(s, w)
+              };
+              word_after(bph, bcnt, bpar, w, aph, acnt, apar);
+              arrive_alone(s, w, bph, bcnt, bpar, aph, acnt, apar, open, n, b2)
+           fi
         fi
      :: !(drop && !pre) && !central ->            /* arrive_on_side: arrive_alone */
         word_after(bph, bcnt, bpar, w, aph, acnt, apar);
@@ -1327,15 +1403,16 @@ inline over_arrive(s, w, drop) {
      :: else ->
         r = 0;
         do                                        /* each rank's token (token_of), checked */
-        :: r < w && (ctok || r < cr) ->
+        :: capt -> break                          /* placed in its wait */
+        :: !capt && r < w && (ctok || r < cr) ->
            assert(gph[r] == 0);                   /* counted in the first phase */
            r++
-        :: r < w && !(ctok || r < cr) ->
+        :: !capt && r < w && !(ctok || r < cr) ->
            place_rank(bph, bcnt, bpar, r - cr, tph[r], pos);
            PLACE_CHECK(r, tph[r]);
            tdone[r] = PASSED(open, tph[r]);
            r++
-        :: r == w -> break
+        :: !capt && r == w -> break
         od;
         r = 0;
         break
@@ -1344,8 +1421,25 @@ inline over_arrive(s, w, drop) {
   atomic { pre = false; central = false; bph = 0; bcnt = 0; bpar = 0; open = 0; ctp = 0; cm = 0 }
 }
 
-/* the ranks wait, each for its own phase, in rank order (lanes_arrive_and_wait) */
+/* the ranks wait, each for its own phase, in rank order (lanes_arrive_and_wait); a
+   captured addition's ranks first wait for the published placement (resolve_captured) */
 inline over_wait(s, w) {
+  if
+  :: capt ->
+     pub;
+     r = 0;
+     do
+     :: r < w ->
+        rk = crank + r;
+        place_rank(pub_ph, pub_cnt, pub_par, rk, tph[r], pos);
+        gph[r] = cap_gph[grank + r];
+        PLACE_CHECK(r, tph[r]);
+        tdone[r] = false;
+        r++
+     :: else -> break
+     od
+  :: else -> skip
+  fi;
   r = 0;
   do
   :: r < w ->
@@ -1359,7 +1453,7 @@ inline over_wait(s, w) {
      r++
   :: else -> break
   od;
-  atomic { r = 0; cr = 0; ctok = false }
+  atomic { r = 0; cr = 0; ctok = false; capt = false; crank = 0; rk = 0; grank = 0 }
 }
 
 #if defined(DROPPER)
@@ -1380,6 +1474,9 @@ proctype over(byte id; byte s; byte w) {
   byte tph[W0];          /* each rank's side phase as the code placed it */
   bool tdone[W0];        /* ... and whether its token is completed */
   bool central, ctok, pre, first;
+  bool capt;             /* captured beyond the first phase: placed in its wait */
+  byte crank, rk;        /* ... its rank among the captured; scratch */
+  byte grank;            /* ghost: its true rank (the order of the central subtractions) */
   do
   :: round <= ROUNDS && DROPS(id, round) ->       /* arrive_and_drop() */
 #if defined(DROP_AFTER)

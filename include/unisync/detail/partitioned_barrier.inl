@@ -316,7 +316,8 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::deliver(arrivals_placed 
   // token of the addition's last arrival (a thread's arrive(), whose update must not span
   // phases).
   if (into == nullptr) {
-    UNISYNC_ASSERT(!placed.span_phases(),
+    // (Captured arrivals are placed later, a rank at a time.)
+    UNISYNC_ASSERT(!placed.span_phases() || (placed.is_captured() && placed.central_ranks == 0),
                    "partitioned_barrier::arrive(update) with update above the arrivals missing in this phase");
     return placed.last_token();
   }
@@ -537,7 +538,7 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_central(side_kind
   // flat mode) the count holds the bias alone.
   if (missing < central_bias + weight) return arrive_beyond_first_phase(side, before, weight, drop, beyond);
   auto const phase = static_cast<cuda::std::uint32_t>(before >> phase_shift);
-  if (missing == central_bias + weight) complete_central_phase(phase);
+  if (missing == central_bias + weight) complete_central_phase(side, phase);
   return arrival_token(phase, weight, arrival_token::central);
 }
 
@@ -551,7 +552,10 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_beyond_first_phas
   // More arrivals than the first phase expects (a warp's lanes, threads racing in): the
   // ones beyond it are arrivals of the next phase, which runs on the side words. Their
   // addition to the side word while learning was, or will be, overwritten by the first
-  // phase's last arriver, which arms the sides: they count there again once it has.
+  // phase's last arriver, which arms the sides. Those that subtract here before its
+  // release are counted on the side by that arriver, after the arm (count_captured), so
+  // that none of them waits for it; those that come after the release count there again
+  // themselves.
   using detail::across_sides;
   using detail::atomic_at;
   UNISYNC_EXPECTS(atomic_at<across_sides>(central_.flat).load(detail::memory_order_relaxed) == 0,
@@ -560,31 +564,29 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_beyond_first_phas
   UNISYNC_EXPECTS(!drop, "partitioned_barrier: arrive_and_drop() beyond the arrivals the first phase expects");
   auto const missing = static_cast<cuda::std::uint32_t>(before & missing_mask);
   auto const phase = static_cast<cuda::std::uint32_t>(before >> phase_shift);
-  // Those of this addition still in the first phase: they complete it.
-  cuda::std::uint32_t const in_first = phase == 0 && missing > central_bias ? missing - central_bias : 0u;
-  if (in_first != 0) {
-    complete_central_phase(phase);
-  } else if (phase == 0) {
-    // The first phase's last arriver has arrived and is arming the sides: a bounded wait.
-    detail::wait_for_turn<Backoff>([&](cuda::std::memory_order order) {
-      return atomic_at<across_sides>(central_.phase_and_missing).load(order) >> phase_shift != 0 ? 0u : 1u;
-    });
+  if (phase == 0) {
+    // Those of this addition still in the first phase complete it; the rest are the first
+    // captured ones (ranks 0 ..), which this thread then counts itself.
+    cuda::std::uint32_t const in_first = missing > central_bias ? missing - central_bias : 0u;
+    if (in_first != 0) complete_central_phase(side, phase);
+    arrivals_placed placed = arrivals_placed::captured_beyond(in_first != 0 ? 0u : central_bias - missing, weight,
+                                                              side == side_kind::gpu ? arrival_token::on_gpu_side : 0u);
+    placed.central_ranks = in_first;
+    return deliver(placed, into);
   }
-  cuda::std::uint32_t const rest = weight - in_first;
   cuda::std::uint64_t const on_side =
       detail::own_side_word<cuda::std::uint64_t>(part_of(side).word)
-          .fetch_add(static_cast<cuda::std::uint64_t>(rest) << side_count_shift, detail::memory_order_acq_rel);
+          .fetch_add(static_cast<cuda::std::uint64_t>(weight) << side_count_shift, detail::memory_order_acq_rel);
   arrivals_placed placed;
-  arrival_token const token = arrive_on_side(side, on_side, rest, false, &placed);
+  arrival_token const token = arrive_on_side(side, on_side, weight, false, &placed);
   if (!token.has(arrival_token::placed_beyond)) placed = arrivals_placed::one_phase(token);
-  placed.central_ranks = in_first;
   placed.weight = weight;
   return deliver(placed, into);
 }
 
 template <class CompletionFunction, class Backoff>
 UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::complete_central_phase(
-    cuda::std::uint32_t phase)
+    side_kind side, cuda::std::uint32_t phase)
 {
   using detail::across_sides;
   using detail::atomic_at;
@@ -635,8 +637,73 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
   atomic_at<across_sides>(cpu_.word).store((gpu_share != 0 ? mixed_flag : 0) | cpu_share, detail::memory_order_release);
   atomic_at<across_sides>(gpu_.word).store((cpu_share != 0 ? mixed_flag : 0) | gpu_share, detail::memory_order_release);
   // Releases the central waiters. The count is the bias alone from now on: an arrival
-  // beyond the first phase that comes later sees it and counts on its side.
-  atomic_at<across_sides>(central_.phase_and_missing).store(next | central_bias, detail::memory_order_release);
+  // beyond the first phase that comes later sees it and counts on its side. An exchange:
+  // the count it replaces says how many arrivals beyond the phase came before it, which
+  // this thread counts (acquire: their arrivals' writes, for the release it counts them
+  // with).
+  cuda::std::uint64_t const before_release =
+      atomic_at<across_sides>(central_.phase_and_missing).exchange(next | central_bias, detail::memory_order_acq_rel);
+  cuda::std::uint32_t const captured = central_bias - static_cast<cuda::std::uint32_t>(before_release & missing_mask);
+  if (captured != 0) count_captured(side, captured, cpu_share, gpu_share);
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_NOINLINE UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>::count_captured(
+    side_kind side, cuda::std::uint32_t captured, cuda::std::uint32_t cpu_share, cuda::std::uint32_t gpu_share)
+{
+  // The arrivals beyond the first phase that came before its release (their rank: the
+  // order of their subtractions from the central word), counted by its last arriver
+  // (`side`: its side) on the side of the participants, as one addition, after the arm.
+  // It publishes where that addition landed, and each captured arrival's wait finds its
+  // own phase there by its rank (resolve_captured). Only the side's own threads add to
+  // its word (at its scope): with participants on both sides in the first phase (the
+  // last arriver among them, or one side's dropping out), arrivals beyond it are refused,
+  // in their waits as well, as they are when the last arriver sees them while learning.
+  // Out of line, and returning nothing (the last arriver's own captured arrivals find
+  // their phases as the others do): a call that returned the placement cost the common GPU
+  // arrival, into whose code complete_central_phase is inlined, 10-22 more registers.
+  using detail::across_sides;
+  using detail::atomic_at;
+  side_kind const participants_side = cpu_share != 0 ? side_kind::cpu : side_kind::gpu;
+  bool const one_side = (cpu_share == 0) != (gpu_share == 0) && participants_side == side;
+  if (!one_side) atomic_at<across_sides>(central_.captured).store(captured_published, detail::memory_order_release);
+  UNISYNC_EXPECTS(one_side,
+                  "partitioned_barrier: more arrivals in the first phase than it expects, with participants on "
+                  "both the CPU and the GPU; participants must not move between the CPU and the GPU");
+  cuda::std::uint64_t const on_side =
+      detail::own_side_word<cuda::std::uint64_t>(part_of(side).word)
+          .fetch_add(static_cast<cuda::std::uint64_t>(captured) << side_count_shift, detail::memory_order_acq_rel);
+  arrivals_placed placed;
+  arrival_token const token = arrive_on_side(side, on_side, captured, false, &placed);
+  if (!token.has(arrival_token::placed_beyond)) placed = arrivals_placed::one_phase(token);
+  // Release: a captured arrival's waiter that reads it acquires the arm and the reports.
+  atomic_at<across_sides>(central_.captured)
+      .store(captured_published | (side == side_kind::gpu ? captured_on_gpu : 0u) |
+                 (static_cast<cuda::std::uint64_t>(placed.first.phase_) << captured_phase_shift) |
+                 (static_cast<cuda::std::uint64_t>(placed.room) << captured_room_shift) | placed.participants,
+             detail::memory_order_release);
+}
+
+template <class CompletionFunction, class Backoff>
+UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>::resolve_captured(
+    arrival_token& token, cuda::std::memory_order order) const
+{
+  // A captured arrival's token (see count_captured): false until its placement is
+  // published; then the token of its rank's phase on the side, as place_alone's.
+  auto& self = const_cast<basic_partitioned_barrier&>(*this);
+  cuda::std::uint64_t const placement = detail::atomic_at<detail::across_sides>(self.central_.captured).load(order);
+  if (placement == 0) return false;
+  auto const participants = static_cast<cuda::std::uint32_t>(placement & side_participants_mask);
+  side_kind const side = (placement & captured_on_gpu) != 0 ? side_kind::gpu : side_kind::cpu;
+  UNISYNC_EXPECTS(participants != 0 && (side == side_kind::gpu) == token.has(arrival_token::on_gpu_side),
+                  "partitioned_barrier: more arrivals in the first phase than it expects, with participants on "
+                  "both the CPU and the GPU; participants must not move between the CPU and the GPU");
+  auto const first = static_cast<cuda::std::uint32_t>(placement >> captured_phase_shift) & side_phase_mask;
+  auto const room = static_cast<cuda::std::uint32_t>(placement >> captured_room_shift) & captured_room_mask;
+  cuda::std::uint32_t const rank = token.phase_;
+  cuda::std::uint32_t const phase = rank < room ? first : (first + 1u + (rank - room) / participants) & side_phase_mask;
+  token = arrival_token(phase, token.weight_, alone_flags(side, participants));
+  return true;
 }
 
 template <class CompletionFunction, class Backoff>
@@ -892,6 +959,10 @@ UNISYNC_HOST_DEVICE void basic_partitioned_barrier<CompletionFunction, Backoff>:
 {
   // Its addition (or its leader's carry) completed and acquired the phase.
   if (token.has(arrival_token::completed_phase)) return;
+  if (token.has(arrival_token::captured)) {
+    detail::wait_for_turn<Backoff>(
+        [&](cuda::std::memory_order order) { return resolve_captured(token, order) ? 0u : 1u; });
+  }
   cuda::std::uint32_t polls = 0;
   detail::wait_for_turn<Backoff>(
       [&](cuda::std::memory_order order) { return forecast_to_release(waiter, token, order, ++polls); });
@@ -903,8 +974,10 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>:
 {
   // Poll number 0: the word, not the hint, and the reports if the phase awaits them (a
   // try_wait loop must end the phase even when the side's leader never waits).
-  return token.has(arrival_token::completed_phase) ||
-         forecast_to_release(running_side(), token, detail::memory_order_acquire, 0) == 0;
+  if (token.has(arrival_token::completed_phase)) return true;
+  arrival_token placed = token;
+  if (placed.has(arrival_token::captured) && !resolve_captured(placed, detail::memory_order_acquire)) return false;
+  return forecast_to_release(running_side(), placed, detail::memory_order_acquire, 0) == 0;
 }
 
 template <class CompletionFunction, class Backoff>
@@ -912,9 +985,11 @@ UNISYNC_HOST_DEVICE bool basic_partitioned_barrier<CompletionFunction, Backoff>:
     side_kind waiter, arrival_token const& token, cuda::std::uint64_t timeout_ns) const
 {
   if (token.has(arrival_token::completed_phase)) return true;
+  arrival_token placed = token;
   cuda::std::uint32_t polls = 0;
   return detail::wait_for_turn_until<Backoff>(detail::deadline::after(timeout_ns), [&](cuda::std::memory_order order) {
-    return forecast_to_release(waiter, token, order, polls++);
+    if (placed.has(arrival_token::captured) && !resolve_captured(placed, order)) return 1u;
+    return forecast_to_release(waiter, placed, order, polls++);
   });
 }
 
