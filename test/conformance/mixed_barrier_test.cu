@@ -225,6 +225,7 @@ void arrive_signal_wait_across_the_link()
   auto runs = unisync::make_managed<cuda::std::uint32_t>(0u);
   auto barrier = make_barrier<Kind, Counted>(2, runs.get());
   auto signals = unisync::make_managed<split_phase_signals>();
+  if (Counted) signals->completions = runs.get();
   arrive_signal_wait_on_gpu<<<1, 1>>>(barrier.get(), signals.get(), phases);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   auto* const shared_barrier = barrier.get();
@@ -236,6 +237,7 @@ void arrive_signal_wait_across_the_link()
   EXPECT_EQ(signals->raised[0], phases);
   EXPECT_EQ(signals->raised[1], phases);
   if (Counted) EXPECT_EQ(*runs, phases) << "the completion runs once per phase";
+  EXPECT_EQ(signals->released_early, 0u) << "a participant was released before its phase's completion ran";
 }
 
 // [thread.barrier.class] arrive does not block: a CPU participant and a GPU participant

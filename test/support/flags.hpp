@@ -55,9 +55,13 @@ UNISYNC_HOST_DEVICE inline bool await_flag(cuda::std::uint32_t const& flag, cuda
 }
 
 /// The flags of two split-phase participants, 0 and 1: the last phase each has arrived in.
+/// With `completions` (the runs a counting completion function has made), each wait that
+/// returns before the completion of its phase has run counts in `released_early`.
 struct split_phase_signals {
   cuda::std::uint32_t raised[2] = {0, 0};
   cuda::std::uint32_t failures = 0;
+  cuda::std::uint32_t const* completions = nullptr;
+  cuda::std::uint32_t released_early = 0;
 };
 
 /// Split-phase use of `barrier` by participant `me` (0 or 1) in each of `phases` phases:
@@ -76,6 +80,9 @@ UNISYNC_HOST_DEVICE void arrive_signal_wait(Barrier& barrier, split_phase_signal
     auto token = barrier.arrive();
     raise_flag(signals.raised[me], phase);
     barrier.wait(cuda::std::move(token));
+    if (signals.completions != nullptr && load_flag(*signals.completions) < phase) {
+      detail::atomic_at<cuda::thread_scope_system>(signals.released_early).fetch_add(1, detail::memory_order_relaxed);
+    }
   }
 }
 
