@@ -568,9 +568,20 @@ basic_partitioned_barrier<CompletionFunction, Backoff>::arrive_beyond_first_phas
     // Those of this addition still in the first phase complete it; the rest are the first
     // captured ones (ranks 0 ..), which this thread then counts itself.
     cuda::std::uint32_t const in_first = missing > central_bias ? missing - central_bias : 0u;
-    if (in_first != 0) complete_central_phase(side, phase);
     arrivals_placed placed = arrivals_placed::captured_beyond(in_first != 0 ? 0u : central_bias - missing, weight,
                                                               side == side_kind::gpu ? arrival_token::on_gpu_side : 0u);
+    if (in_first != 0) {
+      // This thread completed the phase and counted the captured arrivals: its own rest
+      // are their first ranks, placed where it published.
+      complete_central_phase(side, phase);
+      cuda::std::uint64_t const published =
+          atomic_at<across_sides>(central_.captured).load(detail::memory_order_relaxed);
+      placed.participants = static_cast<cuda::std::uint32_t>(published & side_participants_mask);
+      placed.room = static_cast<cuda::std::uint32_t>(published >> captured_room_shift) & captured_room_mask;
+      placed.open_phase = static_cast<cuda::std::uint32_t>(published >> captured_phase_shift) & side_phase_mask;
+      placed.later_flags = alone_flags(side, placed.participants);
+      placed.first = arrival_token(placed.open_phase, weight, placed.later_flags);
+    }
     placed.central_ranks = in_first;
     return deliver(placed, into);
   }
