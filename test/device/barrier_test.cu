@@ -210,8 +210,8 @@ __global__ void arrive_beyond_while_the_first_completion_runs(Barrier* barrier, 
 {
   if (threadIdx.x == 0) barrier->arrive_and_wait();
   if (threadIdx.x == 32) {
-    while (load_flag(*running) == 0) {
-    }
+    cuda::std::uint32_t gave_up = 0;  // bounded: a completion that never runs fails the runs check
+    if (!await_flag(*running, 1, gave_up)) return;
     auto token = barrier->arrive();
     raise_flag(*signal, 1);
     barrier->wait(cuda::std::move(token));
